@@ -1,0 +1,56 @@
+# shopgen — `make help` lists the targets.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+SHOPGEN := $(BIN)/shopgen
+
+size ?= 10k
+seed ?= 0
+out ?= data/catalog
+workers ?= 2
+
+.DEFAULT_GOAL := help
+.PHONY: help install demo test test-all lint format catalog bench clean
+
+help: ## Show this help.
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	# The CPU build of torch, before sentence-transformers: a bare `torch` pulls a multi-GB CUDA build.
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e ".[search,dev]"
+	touch $(STAMP)
+
+install: $(STAMP) ## Create .venv and install shopgen with its dev tools.
+
+demo: install ## Run the pipeline on a small default and show what it made.
+	$(SHOPGEN) catalog --size 5k --seed 0 --out data/demo/catalog --force
+	$(SHOPGEN) validate data/demo/catalog
+
+test: install ## Run the test suite (fast tests; what CI runs).
+	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider
+
+test-all: install ## Run every test, slow ones included.
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+lint: install ## ruff check and format check.
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install ## Apply ruff's fixes and formatting.
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+catalog: install ## Generate a catalog: make catalog size=1M [seed=0] [out=data/catalog] [workers=2]
+	$(SHOPGEN) catalog --size $(size) --seed $(seed) --out $(out) --workers $(workers) --force
+
+bench: install ## Benchmarks (ratios against same-run baselines); writes bench/results.json.
+	$(BIN)/python -m bench
+
+clean: ## Remove generated data (keeps .venv).
+	rm -rf data/demo

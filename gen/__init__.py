@@ -1,0 +1,1 @@
+"""Generators: seeding, taxonomy, catalog, world, difficulty, rendering and tasks."""

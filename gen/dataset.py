@@ -1,0 +1,170 @@
+"""Versioned datasets on disk: atomic writes, manifests, cards, checksums (DESIGN §10).
+
+A dataset is a directory of Parquet files in Hugging Face layout
+(``<table>/<split>-0000i-of-0000n.parquet``), a ``manifest.json`` and a ``README.md`` card.
+It is written into a hidden temporary sibling and renamed into place only once complete, so
+a run that dies leaves nothing that looks like a dataset.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pyarrow.parquet as pq
+from pydantic import ValidationError
+
+from shopgen.schemas.errors import DatasetError
+from shopgen.schemas.manifest import SCHEMA_VERSION, DatasetKind, FileEntry, Manifest
+from shopgen.schemas.version import SHOPGEN_VERSION
+
+MANIFEST = "manifest.json"
+CARD = "README.md"
+
+
+def shard_name(table: str, index: int, count: int, *, split: str = "train") -> str:
+    """The Hugging Face file name of shard ``index`` of ``count``."""
+    return f"{table}/{split}-{index:05d}-of-{count:05d}.parquet"
+
+
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a file, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def prepare_output(out: Path, *, force: bool) -> None:
+    """Refuse an output that exists unless ``force``; check its parent is writable."""
+    if out.exists() and not force and (not out.is_dir() or any(out.iterdir())):
+        raise DatasetError(f"{out} already exists and is not empty (use --force to replace it)")
+    parent = out.resolve().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatasetError(f"cannot create {parent}: {exc.strerror}") from None
+    if not os.access(parent, os.W_OK):
+        raise DatasetError(f"{parent} is not writable")
+
+
+@contextmanager
+def staging_dir(out: Path, *, force: bool) -> Iterator[Path]:
+    """A temporary sibling of ``out`` that becomes ``out`` when the block succeeds.
+
+    On any exception the temporary directory is removed; on success an existing ``out``
+    (allowed by ``force``) is replaced.
+    """
+    prepare_output(out, force=force)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.resolve().parent))
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if out.exists():
+        trash = out.with_name(f".{out.name}.old-{os.getpid()}")
+        out.rename(trash)
+        tmp.rename(out)
+        shutil.rmtree(trash, ignore_errors=True)
+    else:
+        tmp.rename(out)
+
+
+def finalize(
+    root: Path,
+    *,
+    kind: DatasetKind,
+    seed: int,
+    config: dict[str, Any],
+    title: str,
+    summary: str,
+    parents: list[str] | None = None,
+) -> Manifest:
+    """Checksum every Parquet file under ``root`` and write its manifest and card.
+
+    Called last inside :func:`staging_dir`, so a manifest exists only beside complete files.
+    """
+    files: dict[str, FileEntry] = {}
+    for path in sorted(root.rglob("*.parquet")):
+        rel = path.relative_to(root).as_posix()
+        files[rel] = FileEntry(
+            table=rel.split("/")[0],
+            rows=pq.ParquetFile(path).metadata.num_rows,
+            bytes=path.stat().st_size,
+            sha256=sha256_file(path),
+        )
+    content = hashlib.sha256(
+        "".join(f"{rel}\0{entry.sha256}\n" for rel, entry in files.items()).encode()
+    ).hexdigest()
+    manifest = Manifest(
+        kind=kind,
+        dataset_id=f"{kind}-{content[:12]}",
+        shopgen_version=SHOPGEN_VERSION,
+        schema_version=SCHEMA_VERSION,
+        seed=seed,
+        config=config,
+        parents=parents or [],
+        files=files,
+        content_hash=content,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    (root / MANIFEST).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    (root / CARD).write_text(_render_card(manifest, title=title, summary=summary), encoding="utf-8")
+    return manifest
+
+
+def _render_card(manifest: Manifest, *, title: str, summary: str) -> str:
+    tables: dict[str, dict[str, Any]] = {}
+    for rel, entry in manifest.files.items():
+        split = rel.split("/")[-1].split("-")[0]
+        t = tables.setdefault(
+            entry.table, {"name": entry.table, "split": split, "rows": 0, "files": 0}
+        )
+        t["rows"] += entry.rows
+        t["files"] += 1
+    source = (
+        resources.files("shopgen.templates").joinpath("cards", "dataset.md.j2").read_text("utf-8")
+    )
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    return env.from_string(source).render(
+        manifest=manifest,
+        tables=list(tables.values()),
+        title=title,
+        summary=summary,
+        config_json=json.dumps(manifest.config, indent=2, sort_keys=True),
+    )
+
+
+def read_manifest(root: Path) -> Manifest:
+    """Load and schema-check ``root/manifest.json``."""
+    path = Path(root) / MANIFEST
+    if not Path(root).is_dir():
+        raise DatasetError(f"{root} is not a directory")
+    if not path.is_file():
+        raise DatasetError(f"{root} has no {MANIFEST}: not a shopgen dataset, or an incomplete one")
+    try:
+        return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValidationError, UnicodeDecodeError) as exc:
+        raise DatasetError(
+            f"{path} is not a valid shopgen manifest ({str(exc).splitlines()[0]})"
+        ) from None
+
+
+def table_files(root: Path, manifest: Manifest, table: str) -> list[Path]:
+    """The files of one table, in shard order."""
+    paths = [Path(root) / rel for rel, e in manifest.files.items() if e.table == table]
+    if not paths:
+        raise DatasetError(f"{root} has no table {table!r}")
+    return sorted(paths)

@@ -1,0 +1,1 @@
+"""Typed records shared by every layer: errors, taxonomy, table schemas, manifests."""

@@ -1,0 +1,36 @@
+"""``shopgen catalog``: generate a catalog dataset."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from shopgen.console import print_summary, progress_bar
+from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
+from shopgen.schemas.validation import parse_count
+
+
+@click.command()
+@click.option(
+    "--size", default="10k", show_default=True, help="Products: 1000, 10k, 250k, 1M, 2.5M …"
+)
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Root seed.")
+@click.option("--out", default="data/catalog", show_default=True, type=click.Path(path_type=Path))
+@click.option(
+    "--workers", default=1, show_default=True, type=click.IntRange(min=1), help="Processes."
+)
+@click.option(
+    "--taxonomy", type=click.Path(exists=True, dir_okay=False), help="Use this taxonomy file."
+)
+@click.option("--force", is_flag=True, help="Replace an existing output directory.")
+def catalog(
+    size: str, seed: int, out: Path, workers: int, taxonomy: str | None, force: bool
+) -> None:
+    """Generate products and variants as a versioned Parquet dataset."""
+    config = CatalogConfig(size=parse_count(size), seed=seed, taxonomy=taxonomy)
+    started = time.perf_counter()
+    with progress_bar(config.size, "products") as advance:
+        manifest = write_catalog(config, out, workers=workers, force=force, progress=advance)
+    print_summary(out, manifest, time.perf_counter() - started)

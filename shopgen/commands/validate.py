@@ -1,0 +1,25 @@
+"""``shopgen validate``: check a dataset against its manifest, schemas and invariants."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from shopgen.gen.validate import validate_dataset
+from shopgen.schemas.errors import DatasetError
+
+
+@click.command()
+@click.argument("directory", type=click.Path(path_type=Path))
+@click.option(
+    "--no-checksums", is_flag=True, help="Skip SHA-256 verification (faster on big datasets)."
+)
+def validate(directory: Path, no_checksums: bool) -> None:
+    """Check DIRECTORY: checksums, schemas, id uniqueness, referential integrity, value ranges."""
+    problems = validate_dataset(directory, checksums=not no_checksums)
+    if problems:
+        for problem in problems:
+            click.echo(f"  {problem}", err=True)
+        raise DatasetError(f"{directory}: {len(problems)} problem(s) found")
+    click.echo(f"{directory}: valid")

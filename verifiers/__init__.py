@@ -1,0 +1,1 @@
+"""One verifier per environment, reward composition, trajectory replay and scoring."""
