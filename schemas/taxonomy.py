@@ -9,11 +9,10 @@ so a typo in the data file fails with the category and field instead of producin
 from __future__ import annotations
 
 import math
-import re
 import string
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from shopgen.schemas.errors import ConfigError
 
@@ -254,6 +253,11 @@ def parse_taxonomy(raw: object, *, source: str) -> Taxonomy:
     """Validate a parsed taxonomy document, turning pydantic's report into a ConfigError."""
     try:
         return Taxonomy.model_validate(raw)
-    except ValueError as exc:
-        first = re.sub(r"\s+", " ", str(exc)).strip()
-        raise ConfigError(f"{source}: invalid taxonomy: {first}") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        message = first["msg"].removeprefix("Value error, ")
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ConfigError(
+            f"{source}: invalid taxonomy: {f'{where}: ' if where else ''}{message}{more}"
+        ) from None

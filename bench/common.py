@@ -1,0 +1,49 @@
+"""Helpers shared by benchmarks: medians and peak memory of a process tree."""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+
+import psutil
+
+
+def median_seconds(fn: Callable[[], object], repeats: int) -> float:
+    """Median wall time of ``repeats`` calls of ``fn``."""
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def run_with_peak_rss(cmd: list[str]) -> tuple[float, int]:
+    """Run ``cmd``; return (seconds, peak summed RSS in bytes of it and its children)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        root = psutil.Process(proc.pid)
+        while not stop.is_set():
+            try:
+                tree = [root, *root.children(recursive=True)]
+                peak = max(peak, sum(p.memory_info().rss for p in tree))
+            except psutil.Error:
+                pass
+            time.sleep(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, err = proc.communicate()
+    stop.set()
+    sampler.join()
+    if proc.returncode:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {err.decode()[-500:]}")
+    return time.perf_counter() - started, peak

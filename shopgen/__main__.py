@@ -1,0 +1,5 @@
+"""``python -m shopgen`` runs the CLI."""
+
+from shopgen.cli import entry
+
+entry()
