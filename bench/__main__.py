@@ -14,7 +14,7 @@ import platform
 import time
 from pathlib import Path
 
-SUITES = ["catalog"]
+SUITES = ["catalog", "render"]
 
 
 def main() -> None:

@@ -18,6 +18,9 @@ from shopgen.schemas.errors import ShopgenError
 COMMANDS: dict[str, str] = {
     "catalog": "shopgen.commands.catalog:catalog",
     "validate": "shopgen.commands.validate:validate",
+    "difficulty": "shopgen.commands.difficulty:difficulty",
+    "index": "shopgen.commands.index:index",
+    "search": "shopgen.commands.search:search",
 }
 
 

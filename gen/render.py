@@ -1,0 +1,284 @@
+"""What the customer says: first messages and simulated-user replies, rendered from templates.
+
+Each environment has ``templates/<env>/first.j2``: Jinja macros named ``<style>_<n>``, one per
+phrasing, so a phrasing is picked by the seeded stream rather than by the template. Replies are
+``templates/user/<kind>.j2`` with ``<style>_<n>`` and style-free ``any_<n>`` macros.
+
+Slot values enter the template wrapped in private-use marker characters, so after rendering the
+renderer knows exactly where each value landed. That gives three guarantees without guessing
+from the text: every kept slot is said (a template that forgets one raises), protected values
+are handed to the noise model as protected segments, and the markers are stripped before anyone
+sees the text. A missing value is a StrictUndefined error at render time, never text.
+
+Typical use by a task generator::
+
+    rng = stream(seed, "task", "returns", d, k, "message")
+    msg = render_first_message("returns", goal_slots, d=d, rng=rng)
+    user_script["revealable"] = msg.dropped          # ask_user reveals exactly these
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+import jinja2
+import numpy as np
+from jinja2.sandbox import SandboxedEnvironment
+
+from shopgen.gen import noise
+from shopgen.gen.difficulty import Theta, theta
+from shopgen.gen.schedules import p_shorthand
+from shopgen.gen.slots import ENVS, Slot, check_slots, nest
+from shopgen.schemas.errors import ConfigError, ShopgenError
+
+Style = Literal["terse", "chatty", "polite", "impatient", "nonnative", "mobile"]
+STYLES: tuple[str, ...] = ("terse", "chatty", "polite", "impatient", "nonnative", "mobile")
+ReplyKind = Literal["answer", "confirm", "correct", "change_mind", "dont_know"]
+REPLY_KINDS: tuple[str, ...] = ("answer", "confirm", "correct", "change_mind", "dont_know")
+
+#: Shorthand rate floor for the mobile style, whatever d is: that is what makes it mobile.
+MOBILE_SHORTHAND = 0.7
+
+_OPEN, _CLOSE, _BASE = "\ue000", "\ue001", 0xE100
+_MARK = re.compile("\ue000([\ue100-\ue8ff])(.*?)\ue001", re.DOTALL)
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?)])")
+
+
+class TemplateError(ShopgenError):
+    """A template broke a rendering contract (a kept slot unsaid, a brace leaked, a bad name)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rendered:
+    """One rendered utterance and what the task generator must remember about it.
+
+    Attributes:
+        text: the message the agent sees (noise applied).
+        clean: the same message before typos (shorthand applied), for measuring noise.
+        style: the customer style used.
+        phrasing: the template macro, ``"<env>/<macro>"``.
+        dropped: optional slots left out, in slot order; the user script may reveal these.
+        kept: slots said in the text, in slot order.
+        protected: protected values as they appear (byte-for-byte) in ``text``.
+        spans: ``(slot name, start, end)`` of each protected value in ``text``.
+        unprotected_chars: characters of ``clean`` that noise was allowed to touch.
+    """
+
+    text: str
+    clean: str
+    style: str
+    phrasing: str
+    dropped: tuple[str, ...]
+    kept: tuple[str, ...]
+    protected: tuple[str, ...]
+    spans: tuple[tuple[str, int, int], ...]
+    unprotected_chars: int
+
+
+def _cap(text: str) -> str:
+    # str.capitalize lowercases the rest, which would corrupt marked values such as "#A1B2".
+    return text[:1].upper() + text[1:] if text[:1].isalpha() else text
+
+
+def _load(name: str) -> tuple[str, None, Any]:
+    source = resources.files("shopgen.templates").joinpath(*name.split("/")).read_text("utf-8")
+    return source, None, lambda: True
+
+
+@cache
+def environment() -> SandboxedEnvironment:
+    """The one sandboxed Jinja environment for user text (StrictUndefined: no silent blanks)."""
+    env = SandboxedEnvironment(
+        loader=jinja2.FunctionLoader(_load),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        extensions=["jinja2.ext.do"],
+    )
+    env.filters["cap"] = _cap
+    return env
+
+
+@cache
+def phrasings(path: str) -> dict[str, tuple[str, ...]]:
+    """Style → macro names defined in template ``path``, in source order."""
+    module = environment().get_template(path).module
+    out: dict[str, list[str]] = {}
+    for name in sorted(n for n in dir(module) if re.fullmatch(r"[a-z]+_\d+", n)):
+        out.setdefault(name.rsplit("_", 1)[0], []).append(name)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _mark(i: int, slot: Slot) -> str:
+    return f"{_OPEN}{chr(_BASE + i)}{slot.display()}{_CLOSE}"
+
+
+def _segments(raw: str, slots: Sequence[Slot]) -> tuple[list[noise.Segment], list[str | None]]:
+    """Split marked template output into segments and the slot name owning each (or None)."""
+    text = " ".join(raw.split())
+    segs: list[noise.Segment] = []
+    owners: list[str | None] = []
+    last = 0
+    for m in _MARK.finditer(text):
+        slot = slots[ord(m[1]) - _BASE]
+        segs += [
+            noise.Segment(_SPACE_BEFORE_PUNCT.sub(r"\1", text[last : m.start()])),
+            noise.Segment(m[2], slot.protected),
+        ]
+        owners += [None, slot.name]
+        last = m.end()
+    segs.append(noise.Segment(_SPACE_BEFORE_PUNCT.sub(r"\1", text[last:]).rstrip()))
+    owners.append(None)
+    keep = [i for i, seg in enumerate(segs) if seg.text]
+    return [segs[i] for i in keep], [owners[i] for i in keep]
+
+
+def _pick(rng: np.random.Generator, options: Sequence[str]) -> str:
+    return options[int(rng.integers(len(options)))]
+
+
+def _children(rng: np.random.Generator, n: int) -> list[np.random.Generator]:
+    # Separate streams per decision, so e.g. the omission draws do not depend on how many
+    # phrasings a style has (tests measure omission rate independently of templates).
+    return [np.random.Generator(np.random.PCG64(int(s))) for s in rng.integers(0, 2**63, size=n)]
+
+
+def _finish(
+    segs: list[noise.Segment],
+    owners: list[str | None],
+    *,
+    p_noise: float,
+    p_short: float,
+    rng: np.random.Generator,
+) -> dict[str, Any]:
+    """Apply shorthand then typos, check for leaks, and locate the protected spans."""
+    r_short, r_typo = _children(rng, 2)
+    segs = noise.shorthand(segs, p_short, r_short)
+    noisy = noise.typos(segs, p_noise, r_typo)
+    # A deleted first letter must not leave the message starting with a space.
+    for end, strip in ((0, str.lstrip), (-1, str.rstrip)):
+        if noisy and not noisy[end].protected:
+            noisy[end] = noise.Segment(strip(noisy[end].text))
+    text = noise.join(noisy)
+    if "{" in text or "}" in text or any(_OPEN <= ch <= "\ue8ff" for ch in text):
+        raise TemplateError(f"rendered text leaks braces or markers: {text!r}")
+    spans, pos = [], 0
+    for seg, owner in zip(noisy, owners, strict=True):
+        if seg.protected and owner is not None:
+            spans.append((owner, pos, pos + len(seg.text)))
+        pos += len(seg.text)
+    return {
+        "text": text,
+        "clean": noise.join(segs),
+        "protected": tuple(text[a:b] for _, a, b in spans),
+        "spans": tuple(spans),
+        "unprotected_chars": sum(len(seg.text) for seg in segs if not seg.protected),
+    }
+
+
+def render_first_message(
+    env: str,
+    slots: Sequence[Slot],
+    *,
+    d: int,
+    rng: np.random.Generator,
+    style: str | None = None,
+    axes: Theta | None = None,
+) -> Rendered:
+    """The customer's first message for a task.
+
+    Args:
+        env: environment name (``discovery`` … ``journey``).
+        slots: the hidden goal's slots; required ones are always said.
+        d: difficulty level; sets ``p_missing``, ``p_noise`` and the shorthand rate.
+        rng: the task's keyed stream, e.g. ``stream(seed, "task", env, d, k, "message")``.
+        style: a customer style from :data:`STYLES`; drawn from ``rng`` when ``None``.
+        axes: axes to use instead of ``theta(d)`` (for ablations with overrides).
+
+    Returns:
+        The :class:`Rendered` message; ``dropped`` lists the optional slots left unsaid.
+
+    Raises:
+        ConfigError: unknown env or style, or a bad slot set.
+        TemplateError: a template failed its contract (a bug in the template).
+    """
+    if env not in ENVS:
+        raise ConfigError(f"env={env!r} is not an environment ({', '.join(ENVS)})")
+    slots = check_slots(env, slots)
+    th = axes or theta(d)
+    r_style, r_drop, r_phrase, r_noise = _children(rng, 4)
+    chosen = _pick(r_style, STYLES) if style is None else _check_style(style)
+    draws = r_drop.random(len(slots))
+    kept_idx = [i for i, s in enumerate(slots) if s.required or draws[i] >= th.p_missing]
+    said = set(kept_idx)
+    dropped = tuple(s.name for i, s in enumerate(slots) if i not in said)
+    context = nest((slots[i].name, _mark(i, slots[i])) for i in kept_idx)
+    macro = _pick(r_phrase, phrasings(f"{env}/first.j2")[chosen])
+    raw = _call(f"{env}/first.j2", macro, context)
+    segs, owners = _segments(raw, slots)
+    kept = tuple(slots[i].name for i in kept_idx)
+    missing = set(kept) - set(owners)
+    if missing:
+        raise TemplateError(f"{env}/{macro} does not say slot(s) {sorted(missing)}")
+    p_short = max(MOBILE_SHORTHAND, p_shorthand(d)) if chosen == "mobile" else p_shorthand(d)
+    done = _finish(segs, owners, p_noise=th.p_noise, p_short=p_short, rng=r_noise)
+    return Rendered(style=chosen, phrasing=f"{env}/{macro}", dropped=dropped, kept=kept, **done)
+
+
+def render_user_reply(
+    kind: str,
+    slots: Sequence[Slot] = (),
+    *,
+    style: str,
+    rng: np.random.Generator,
+    p_noise: float = 0.0,
+    p_short: float = 0.0,
+) -> Rendered:
+    """A simulated-user reply: reveal slots, confirm, correct, change mind, or not know.
+
+    Args:
+        kind: one of :data:`REPLY_KINDS`.
+        slots: what the reply states (the revealed, corrected or switched slots). ``answer``,
+            ``correct`` and ``change_mind`` need at least one; every slot given is said.
+        style: the customer's style (keep the first message's, so a customer stays in voice).
+        rng: the episode's keyed stream for this turn.
+        p_noise: typo rate (pass ``theta.p_noise`` to keep replies as noisy as the first message).
+        p_short: shorthand rate.
+
+    Returns:
+        The :class:`Rendered` reply (``dropped`` is always empty).
+    """
+    if kind not in REPLY_KINDS:
+        raise ConfigError(f"kind={kind!r} is not a reply kind ({', '.join(REPLY_KINDS)})")
+    _check_style(style)
+    if kind in ("answer", "correct", "change_mind") and not slots:
+        raise ConfigError(f"a {kind!r} reply needs at least one slot to state")
+    r_phrase, r_noise = _children(rng, 2)
+    path = f"user/{kind}.j2"
+    table = phrasings(path)
+    macro = _pick(r_phrase, table.get(style, ()) + table.get("any", ()))
+    x = [{"label": s.label, "value": _mark(i, s)} for i, s in enumerate(slots)]
+    segs, owners = _segments(_call(path, macro, x), slots)
+    said = tuple(dict.fromkeys(o for o in owners if o is not None))
+    missing = {s.name for s in slots} - set(said)
+    if kind in ("answer", "correct", "change_mind") and missing:
+        raise TemplateError(f"{path}:{macro} does not say slot(s) {sorted(missing)}")
+    done = _finish(segs, owners, p_noise=p_noise, p_short=p_short, rng=r_noise)
+    return Rendered(style=style, phrasing=f"{path}:{macro}", dropped=(), kept=said, **done)
+
+
+def _check_style(style: str) -> str:
+    if style not in STYLES:
+        raise ConfigError(f"style={style!r} is not a customer style ({', '.join(STYLES)})")
+    return style
+
+
+def _call(path: str, macro: str, arg: Any) -> str:
+    try:
+        return str(getattr(environment().get_template(path).module, macro)(arg))
+    except jinja2.UndefinedError as exc:
+        raise TemplateError(f"{path}:{macro}: {exc}") from None

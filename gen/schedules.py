@@ -1,0 +1,78 @@
+"""Environment-specific difficulty schedules: named functions of d beside θ(d).
+
+DESIGN §5 fixes the twelve shared axes; each environment also needs a few knobs of its own
+(how many items a cart task holds, how often a return sits on the edge of its window). They
+live here, one named function each, so a task row can record them next to ``theta`` and a
+test can check that each is monotone in d. All are non-decreasing in d and bounded.
+
+>>> cart_items(0), cart_items(12)
+(1, 4)
+>>> journey_length(0), journey_length(9)
+(2, 4)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shopgen.gen.difficulty import check_d, sigmoid
+
+
+def cart_items(d: int) -> int:
+    """Distinct products the customer wants in the cart: 1 at d=0, one more every 4 levels, ≤ 5."""
+    return min(5, 1 + check_d(d) // 4)
+
+
+def p_variant(d: int) -> float:
+    """Probability a cart item needs a specific variant (size, colour…) chosen."""
+    return round(0.2 + 0.6 * sigmoid((check_d(d) - 4) / 2), 6)
+
+
+def p_quantity_gt1(d: int) -> float:
+    """Probability a cart item is wanted in a quantity above one."""
+    return min(0.6, 0.1 + 0.05 * check_d(d))
+
+
+def p_history_ref(d: int) -> float:
+    """Probability a cart item is named only by the customer's visit history."""
+    return min(0.5, 0.05 * check_d(d))
+
+
+def p_return_edge(d: int) -> float:
+    """Probability a return's order age sits within two days of its window boundary."""
+    return min(0.6, 0.06 * check_d(d))
+
+
+def p_indirect_order_ref(d: int) -> float:
+    """Probability an order is named by date or item instead of its number."""
+    return round(0.9 * sigmoid((check_d(d) - 4) / 2), 6)
+
+
+def journey_length(d: int) -> int:
+    """Sub-intents in a journey task, L(d) = 2 + ⌊d/4⌋, at most 5."""
+    return min(5, 2 + check_d(d) // 4)
+
+
+def p_shorthand(d: int) -> float:
+    """Probability a word that has a chat shorthand ("please" → "pls") is written that way."""
+    return min(0.6, 0.05 * check_d(d))
+
+
+SCHEDULES = {
+    f.__name__: f
+    for f in (
+        cart_items,
+        p_variant,
+        p_quantity_gt1,
+        p_history_ref,
+        p_return_edge,
+        p_indirect_order_ref,
+        journey_length,
+        p_shorthand,
+    )
+}
+
+
+def schedules(d: int) -> dict[str, Any]:
+    """Every environment schedule at level ``d``, by name (for task rows and the CLI table)."""
+    return {name: f(d) for name, f in SCHEDULES.items()}

@@ -1,0 +1,101 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shopgen.gen.noise import (
+    NEIGHBOURS,
+    Segment,
+    char_error_rate,
+    edit_distances,
+    join,
+    shorthand,
+    typos,
+)
+from shopgen.gen.seeding import stream
+
+SENTENCE = "Hello there, I am looking for a pair of waterproof hiking boots that are comfortable"
+
+
+def _lev(a, b):
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+@given(st.lists(st.tuples(st.text(max_size=12), st.text(max_size=12)), min_size=1, max_size=20))
+def test_vectorised_edit_distance_matches_reference(pairs):
+    a, b = zip(*pairs, strict=True)
+    assert edit_distances(list(a), list(b)).tolist() == [_lev(x, y) for x, y in pairs]
+
+
+@pytest.mark.parametrize("p", [0.02, 0.05, 0.1, 0.125])
+def test_realised_char_error_rate_matches_p(p):
+    rng = stream(0, "test-noise", int(p * 1000))
+    clean = [SENTENCE] * 2500
+    noisy = [join(typos([Segment(s)], p, rng)) for s in clean]
+    # ~200k characters: the estimate's relative standard error is ≤ 2% at p = 0.02.
+    assert char_error_rate(noisy, clean) == pytest.approx(p, rel=0.07)
+
+
+def test_zero_rate_is_identity():
+    segs = [Segment(SENTENCE)]
+    assert typos(segs, 0.0, stream(0, "z")) == segs
+    assert shorthand(segs, 0.0, stream(0, "z")) == segs
+
+
+@given(
+    st.lists(st.tuples(st.text(min_size=1, max_size=15), st.booleans()), min_size=1, max_size=8),
+    st.floats(0.0, 0.5),
+    st.integers(0, 2**32),
+)
+def test_protected_segments_survive_byte_for_byte(parts, p, seed):
+    segs = [Segment(t, prot) for t, prot in parts]
+    rng = stream(seed, "prop")
+    out = typos(shorthand(segs, 1.0, rng), p, rng)
+    assert len(out) == len(segs)
+    for before, after in zip(segs, out, strict=True):
+        assert after.protected == before.protected
+        if before.protected:
+            assert after.text == before.text
+
+
+def test_typos_are_keyboard_neighbours_or_doubles():
+    rng = stream(1, "kinds")
+    seen_sub = 0
+    for _ in range(400):
+        out = join(typos([Segment("qwerty")], 0.3, rng))
+        if len(out) == 6 and sum(a != b for a, b in zip(out, "qwerty", strict=True)) == 1:
+            i = next(i for i in range(6) if out[i] != "qwerty"[i])
+            assert out[i] in NEIGHBOURS["qwerty"[i]]
+            seen_sub += 1
+    assert seen_sub > 20
+
+
+def test_shorthand_rate_and_case():
+    rng = stream(2, "short")
+    text = "Please add it with care, thanks. " * 200
+    out = join(shorthand([Segment(text)], 0.5, rng))
+    n_pls = out.count("Pls")
+    assert 60 < n_pls < 140  # 200 words at rate 0.5
+    assert "w/" in out
+    assert "thx" in out
+    assert out.count("Pls") + out.count("Please") == 200
+
+
+def test_same_stream_same_noise():
+    a = join(typos([Segment(SENTENCE)], 0.1, stream(5, "same")))
+    b = join(typos([Segment(SENTENCE)], 0.1, stream(5, "same")))
+    c = join(typos([Segment(SENTENCE)], 0.1, stream(6, "same")))
+    assert a == b != c
+
+
+def test_edit_distances_rejects_mismatched_lengths():
+    with pytest.raises(ValueError, match="same length"):
+        edit_distances(["a"], [])
+    assert edit_distances([], []).shape == (0,)
+    assert np.array_equal(edit_distances([""], ["abc"]), [3])
