@@ -7,6 +7,7 @@ import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
+from datetime import date
 from pathlib import Path
 
 import polars as pl
@@ -15,6 +16,8 @@ import pyarrow as pa
 from shopgen.gen.catalog import BLOCK, generate_rows
 from shopgen.gen.dataset import finalize, shard_name, staging_dir
 from shopgen.gen.plan import compile_plan
+from shopgen.gen.world_writer import write_world
+from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.tables import TABLES, TAXONOMY, polars_empty
 from shopgen.schemas.validation import check_positive, check_range
@@ -24,6 +27,9 @@ from shopgen.schemas.validation import check_positive, check_range
 SHARD_ROWS = 64 * BLOCK
 #: Ids hold 40 bits and each product reserves 32 variant ids.
 MAX_PRODUCTS = (1 << 40) // 32
+#: Order ids reserve 64 slots per user in the same 40-bit space.
+MAX_USERS = (1 << 40) // 64
+DEFAULT_TODAY = "2026-03-02"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,11 +39,26 @@ class CatalogConfig:
     size: int
     seed: int = 0
     taxonomy: str | None = None
+    #: Customers of the world; None means size // 10 (at least 1).
+    users: int | None = None
+    #: The simulated clock's date (ISO); every world date is relative to it (DESIGN §4).
+    today: str = DEFAULT_TODAY
 
     def __post_init__(self) -> None:
         check_positive("size", self.size)
         check_range("size", self.size, 1, MAX_PRODUCTS)
         check_range("seed", self.seed, 0, 2**63 - 1)
+        if self.users is not None:
+            check_range("users", self.users, 1, MAX_USERS)
+        try:
+            date.fromisoformat(self.today)
+        except (TypeError, ValueError):
+            raise ConfigError(f"today={self.today!r} is not an ISO date (YYYY-MM-DD)") from None
+
+    @property
+    def n_users(self) -> int:
+        """The number of users the world holds."""
+        return self.users if self.users is not None else max(1, self.size // 10)
 
 
 Progress = Callable[[int], None]
@@ -50,6 +71,7 @@ def write_catalog(
     workers: int = 1,
     force: bool = False,
     progress: Progress | None = None,
+    shard_rows: int = SHARD_ROWS,
 ) -> Manifest:
     """Generate the catalog described by ``config`` into the dataset directory ``out``.
 
@@ -59,23 +81,22 @@ def write_catalog(
         workers: processes generating shards in parallel; the output does not depend on it.
         force: replace an existing ``out``.
         progress: called with the number of products finished after each shard.
+        shard_rows: products per file; rows do not depend on it, file boundaries do.
 
     Returns:
         The manifest written beside the data.
     """
     check_positive("workers", workers)
-    shards = [
-        (i, s, min(s + SHARD_ROWS, config.size))
-        for i, s in enumerate(range(0, config.size, SHARD_ROWS))
-    ]
+    check_positive("shard_rows", shard_rows)
+    starts = range(0, config.size, shard_rows)
+    shards = [(i, s, min(s + shard_rows, config.size)) for i, s in enumerate(starts)]
     with staging_dir(Path(out), force=force) as tmp:
         jobs = [
             (config.seed, config.taxonomy, start, stop, i, len(shards), str(tmp))
             for i, start, stop in shards
         ]
         if workers == 1 or len(shards) == 1:
-            results = map(_write_shard, jobs)
-            for rows in results:
+            for rows in map(_write_shard, jobs):
                 progress and progress(rows)
         else:
             ctx = multiprocessing.get_context("spawn")  # polars is not fork-safe
@@ -83,6 +104,14 @@ def write_catalog(
                 for rows in pool.map(_write_shard, jobs):
                     progress and progress(rows)
         _write_taxonomy(config, tmp)
+        write_world(
+            tmp,
+            seed=config.seed,
+            users=config.n_users,
+            today=date.fromisoformat(config.today),
+            taxonomy=config.taxonomy,
+            workers=workers,
+        )
         return finalize(
             tmp,
             kind="catalog",

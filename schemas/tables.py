@@ -58,11 +58,94 @@ TAXONOMY = pa.schema(
     ]
 )
 
+_TS = pa.timestamp("us")
+
+USERS = pa.schema(
+    [
+        pa.field("user_id", pa.string(), nullable=False),
+        pa.field("name", pa.string(), nullable=False),
+        pa.field("email", pa.string(), nullable=False),
+        pa.field("street", pa.string(), nullable=False),
+        pa.field("city", pa.string(), nullable=False),
+        pa.field("state", pa.string(), nullable=False),
+        pa.field("zip", pa.string(), nullable=False),
+        pa.field("tier", pa.string(), nullable=False),
+        pa.field("signup_date", pa.date32(), nullable=False),
+        pa.field("preferences", pa.string(), nullable=False),
+    ]
+)
+
+ORDERS = pa.schema(
+    [
+        pa.field("order_id", pa.string(), nullable=False),
+        pa.field("user_id", pa.string(), nullable=False),
+        pa.field("placed_at", _TS, nullable=False),
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("ship_method", pa.string(), nullable=False),
+        pa.field("ship_state", pa.string(), nullable=False),
+        pa.field("subtotal", pa.float64(), nullable=False),
+        pa.field("shipping_cost", pa.float64(), nullable=False),
+        pa.field("total", pa.float64(), nullable=False),
+        pa.field("shipped_at", _TS),
+        pa.field("delivered_at", _TS),
+        pa.field("eta", pa.date32()),
+        pa.field("carrier", pa.string()),
+        pa.field("tracking_number", pa.string()),
+        pa.field("cancelled_at", _TS),
+    ]
+)
+
+ORDER_LINES = pa.schema(
+    [
+        pa.field("order_id", pa.string(), nullable=False),
+        pa.field("line_no", pa.int8(), nullable=False),
+        pa.field("product_id", pa.string(), nullable=False),
+        pa.field("variant_id", pa.string()),
+        pa.field("quantity", pa.int16(), nullable=False),
+        pa.field("unit_price", pa.float64(), nullable=False),
+        pa.field("discount_pct", pa.float64(), nullable=False),
+        pa.field("line_total", pa.float64(), nullable=False),
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("returned_at", _TS),
+    ]
+)
+
+VISITS = pa.schema(
+    [
+        pa.field("user_id", pa.string(), nullable=False),
+        pa.field("session_id", pa.int64(), nullable=False),
+        pa.field("ts", _TS, nullable=False),
+        pa.field("event", pa.string(), nullable=False),
+        pa.field("product_id", pa.string(), nullable=False),
+        pa.field("variant_id", pa.string()),
+        pa.field("order_id", pa.string()),
+    ]
+)
+
+POLICY_RULES = pa.schema(
+    [
+        pa.field("rule_id", pa.string(), nullable=False),
+        pa.field("topic", pa.string(), nullable=False),
+        pa.field("clauses", pa.string(), nullable=False),
+        pa.field("n_clauses", pa.int8(), nullable=False),
+        pa.field("precedence", pa.int16(), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),
+        pa.field("unit", pa.string()),
+        pa.field("value", pa.string(), nullable=False),
+        pa.field("text", pa.string(), nullable=False),
+    ]
+)
+
 #: Table name → schema, for every table a dataset of any kind may hold.
 TABLES: dict[str, pa.Schema] = {
     "products": PRODUCTS,
     "variants": VARIANTS,
     "taxonomy": TAXONOMY,
+    "users": USERS,
+    "orders": ORDERS,
+    "order_lines": ORDER_LINES,
+    "visits": VISITS,
+    "policy_rules": POLICY_RULES,
 }
 
 

@@ -24,12 +24,26 @@ from shopgen.schemas.validation import parse_count
 @click.option(
     "--taxonomy", type=click.Path(exists=True, dir_okay=False), help="Use this taxonomy file."
 )
+@click.option(
+    "--users", default=None, help="Customers in the world: 1000, 10k … (default size/10)."
+)
 @click.option("--force", is_flag=True, help="Replace an existing output directory.")
 def catalog(
-    size: str, seed: int, out: Path, workers: int, taxonomy: str | None, force: bool
+    size: str,
+    seed: int,
+    out: Path,
+    workers: int,
+    taxonomy: str | None,
+    users: str | None,
+    force: bool,
 ) -> None:
     """Generate products and variants as a versioned Parquet dataset."""
-    config = CatalogConfig(size=parse_count(size), seed=seed, taxonomy=taxonomy)
+    config = CatalogConfig(
+        size=parse_count(size),
+        seed=seed,
+        taxonomy=taxonomy,
+        users=None if users is None else parse_count(users, field="users"),
+    )
     started = time.perf_counter()
     with progress_bar(config.size, "products") as advance:
         manifest = write_catalog(config, out, workers=workers, force=force, progress=advance)

@@ -1,0 +1,555 @@
+"""Store policies as one executable rule engine (DESIGN §6, issue #3).
+
+The same engine decides return eligibility, fees and shipping costs in the tools, gives the
+ground truth of policy questions, and renders the policy text the agent searches
+(:mod:`shopgen.gen.policy_text`). No policy number lives anywhere else: a store's concrete
+numbers are drawn from the rule file's ranges by ``stream(seed, "policy", rule_id)``, so two
+seeds give two different stores and adding a rule never changes another rule's number.
+
+Precedence, fixed at load: a rule that ``overrides`` another beats it; otherwise the more
+specific rule (more clauses) wins, then the higher ``priority``. Two rules of a topic that
+neither order decides, or a cycle of ``overrides``, are load errors naming the rules.
+
+>>> engine = PolicyEngine.for_store(0)
+>>> d = engine.evaluate("membership_fee", {"tier": "none"})
+>>> (d.value, d.unit)
+(0.0, 'USD/year')
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import yaml
+
+from shopgen.gen.policy_text import PolicyDoc, render_docs
+from shopgen.gen.seeding import stream
+from shopgen.gen.taxonomy import load_taxonomy
+from shopgen.schemas.errors import ConfigError
+from shopgen.schemas.policy import (
+    FACT_VALUES,
+    FACTS,
+    OPS_BY_TYPE,
+    Clause,
+    PolicyFile,
+    Ref,
+    Rule,
+    parse_policy_file,
+)
+from shopgen.schemas.taxonomy import PolicyTag, Taxonomy
+
+DEFAULT_POLICIES = "policies.yaml"
+_TAGS = frozenset(PolicyTag.__args__)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An answer of the engine and the rules that decided it."""
+
+    topic: str
+    value: Any
+    unit: str | None
+    kind: str
+    rule_ids: tuple[str, ...]
+    explanation: str
+
+    def __bool__(self) -> bool:
+        return True
+
+    @property
+    def text(self) -> str:
+        """The value as the policy text states it (``30 days``, ``$5.99``, ``15%``)."""
+        return format_value(self.value, self.unit, self.kind)
+
+
+@dataclass(frozen=True)
+class NoRuleApplies:
+    """No rule of ``topic`` matches the facts: an explicit non-answer, never a default."""
+
+    topic: str
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return False
+
+    @property
+    def explanation(self) -> str:
+        """Why there is no answer."""
+        return f"no {self.topic} rule applies to these facts"
+
+
+def format_value(value: Any, unit: str | None, kind: str) -> str:
+    """How policy text writes an answer; tests compare rendered text through this function."""
+    if kind == "boolean":
+        return "yes" if value else "no"
+    if kind != "number":
+        return str(value)
+    if unit == "USD":
+        return f"${value:,.2f}"
+    if unit == "USD/year":
+        return f"${value:,.2f} per year"
+    if unit == "percent":
+        return f"{value:g}%"
+    number = f"{value:g}"
+    if unit in ("days", "months", "business days", "units"):
+        return f"{number} {unit[:-1] if value == 1 else unit}"
+    return f"{number} {unit}" if unit else number
+
+
+def load_policy_file(path: str | Path | None = None) -> PolicyFile:
+    """Read and schema-check a rule file; the packaged one when ``path`` is None."""
+    if path is None:
+        return _packaged()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read policy file {path}: {exc.strerror}") from None
+    return parse_policies_text(text, source=str(path))
+
+
+def parse_policies_text(text: str, *, source: str = "<policies>") -> PolicyFile:
+    """Parse the YAML text of a rule file."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{source}: not valid YAML: {exc}".splitlines()[0]) from None
+    return parse_policy_file(raw, source=source)
+
+
+@lru_cache(maxsize=1)
+def _packaged() -> PolicyFile:
+    text = resources.files("shopgen.gen").joinpath("data", DEFAULT_POLICIES).read_text("utf-8")
+    return parse_policies_text(text, source=DEFAULT_POLICIES)
+
+
+class PolicyEngine:
+    """The rules of one store with their concrete numbers; immutable once built."""
+
+    def __init__(
+        self,
+        policies: PolicyFile,
+        *,
+        seed: int,
+        taxonomy: Taxonomy | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.policies = policies
+        self.seed = seed
+        self.taxonomy = taxonomy if taxonomy is not None else load_taxonomy()
+        self.rules: dict[str, Rule] = {r.id: r for r in policies.rules}
+        self.topics = {t.id: t for t in policies.topics}
+        _check(policies, self.taxonomy)
+        self.values: dict[str, Any] = {r.id: _draw(seed, r) for r in policies.rules}
+        for rid, value in (values or {}).items():
+            if rid not in self.rules:
+                raise ConfigError(f"value override names unknown rule {rid!r}")
+            self.values[rid] = value
+        self.order: dict[str, tuple[str, ...]] = _precedence(policies)
+
+    @classmethod
+    def for_store(
+        cls,
+        seed: int,
+        *,
+        policies: str | Path | None = None,
+        taxonomy: str | Path | None = None,
+    ) -> PolicyEngine:
+        """The engine of the store with root ``seed`` (packaged rules and taxonomy by default)."""
+        return cls(load_policy_file(policies), seed=seed, taxonomy=load_taxonomy(taxonomy))
+
+    @classmethod
+    def from_catalog(cls, store: Any) -> PolicyEngine:
+        """The engine a catalog dataset was generated with (seed and files from its manifest)."""
+        config = store.manifest.config
+        return cls.for_store(
+            store.manifest.seed, policies=config.get("policies"), taxonomy=config.get("taxonomy")
+        )
+
+    def with_values(self, values: Mapping[str, Any]) -> PolicyEngine:
+        """The same store with some rules' numbers replaced (what-if stores, tests)."""
+        return PolicyEngine(
+            self.policies,
+            seed=self.seed,
+            taxonomy=self.taxonomy,
+            values={**self.values, **values},
+        )
+
+    # -- evaluation ---------------------------------------------------------------------------
+
+    def evaluate(self, topic: str, facts: Mapping[str, Any]) -> Decision | NoRuleApplies:
+        """The deciding rule's answer for ``facts``, or :class:`NoRuleApplies`.
+
+        Raises:
+            ConfigError: for an unknown topic or fact name (a caller bug, not a policy gap).
+        """
+        self._check_call(topic, facts)
+        for rid in self.order[topic]:
+            rule = self.rules[rid]
+            if all(self._holds(c, facts) for c in rule.when):
+                return self._decision(rule, (rid,))
+        return NoRuleApplies(topic, dict(facts))
+
+    def matching(self, topic: str, facts: Mapping[str, Any]) -> list[str]:
+        """Every rule of ``topic`` whose clauses hold, in precedence order (first one decides)."""
+        self._check_call(topic, facts)
+        return [
+            rid
+            for rid in self.order[topic]
+            if all(self._holds(c, facts) for c in self.rules[rid].when)
+        ]
+
+    def evaluate_frame(self, topic: str, frame: pl.DataFrame) -> pl.DataFrame:
+        """Vectorised :meth:`evaluate` over rows of facts (columns named as facts).
+
+        Returns:
+            A frame with ``rule_id`` and ``value`` (null where no rule applies), row-aligned.
+        """
+        if topic not in self.order:
+            raise ConfigError(f"unknown policy topic {topic!r}")
+        ids = list(self.order[topic])
+        chain = None
+        for i, rid in enumerate(ids):
+            cond = self._mask(self.rules[rid].when, frame)
+            chain = pl.when(cond).then(pl.lit(i)) if chain is None else chain.when(cond).then(i)
+        winner = frame.select(chain.otherwise(None).cast(pl.Int32).alias("i"))["i"]
+        values = pl.Series([self.values[r] for r in ids])
+        return pl.DataFrame(
+            {
+                "rule_id": pl.Series(ids).gather(winner),
+                "value": values.gather(winner),
+            }
+        )
+
+    def return_eligibility(self, facts: Mapping[str, Any]) -> Decision | NoRuleApplies:
+        """Whether an order line may be returned: the item is returnable and inside its window.
+
+        ``facts`` describe the line (category, tags, tier, item_condition, reason,
+        days_since_delivery). The decision's rules are the returnability rule and, when that
+        allows a return, the window rule; the explanation says which one refused.
+        """
+        returnable = self.evaluate("returnable", facts)
+        if not returnable or not returnable.value:
+            return returnable
+        window = self.evaluate("return_window", facts)
+        if not window:
+            return window
+        days = facts.get("days_since_delivery")
+        if days is None:
+            return NoRuleApplies("return_window", dict(facts))
+        ok = float(days) <= float(window.value)
+        why = (
+            f"{returnable.explanation} {window.explanation} "
+            f"It was delivered {format_value(days, 'days', 'number')} ago, "
+            f"{'inside' if ok else 'outside'} the window."
+        )
+        return Decision(
+            "return_eligibility",
+            ok,
+            None,
+            "boolean",
+            returnable.rule_ids + window.rule_ids,
+            why,
+        )
+
+    def shipping_cost(self, facts: Mapping[str, Any]) -> Decision | NoRuleApplies:
+        """Shipping cost of an order (facts: ship_method, tier, order_total, state, tags)."""
+        return self.evaluate("shipping_cost", facts)
+
+    def render_text(self) -> list[PolicyDoc]:
+        """The store's policy documents, rendered from these rules and values."""
+        return render_docs(self)
+
+    def value(self, rule_id: str) -> Any:
+        """The concrete number (or value) this store gives a rule."""
+        return self.values[rule_id]
+
+    def rules_of(self, topic: str) -> list[Rule]:
+        """A topic's rules in precedence order."""
+        return [self.rules[r] for r in self.order[topic]]
+
+    def rules_with_clauses(self, n: int) -> list[Rule]:
+        """Rules with exactly ``n`` clauses (policy questions at d use n = B_branch(d))."""
+        return [r for r in self.policies.rules if len(r.when) == n]
+
+    @cached_property
+    def _leaves(self) -> list[tuple[str, str, frozenset[str]]]:
+        return [(c.id, d.id, frozenset(c.tags)) for d, c in self.taxonomy.leaves()]
+
+    def witness(self, rule_id: str) -> dict[str, Any] | None:
+        """Facts under which ``rule_id`` decides its topic, or None if the taxonomy has none.
+
+        The category, department and tags come from one real leaf, so a question built from
+        these facts is about a product that can exist.
+        """
+        rule = self.rules[rule_id]
+        leaf_clauses = [c for c in rule.when if c.fact in ("category", "department", "tags")]
+        for cat, dept, tags in self._leaves:
+            facts: dict[str, Any] = {"category": cat, "department": dept, "tags": sorted(tags)}
+            if not all(self._holds(c, facts) for c in leaf_clauses):
+                continue
+            for name in sorted({c.fact for c in rule.when} - set(facts)):
+                clauses = [c for c in rule.when if c.fact == name]
+                facts[name] = next(
+                    (
+                        v
+                        for v in self._candidates(name, clauses)
+                        if all(self._holds(c, {name: v}) for c in clauses)
+                    ),
+                    None,
+                )
+            if self.matching(rule.topic, {k: v for k, v in facts.items() if v is not None})[:1] == [
+                rule_id
+            ]:
+                return {k: v for k, v in facts.items() if v is not None}
+        return None
+
+    def _candidates(self, name: str, clauses: list[Clause]) -> list[Any]:
+        if FACTS[name] == "num":
+            bounds = [float(self._literal(c.value)) for c in clauses]
+            return [b + d for b in bounds for d in (0, 1, -1, 0.5, -0.5)] + [0.0]
+        out: list[Any] = []
+        for c in clauses:
+            out += c.value if isinstance(c.value, list) else [c.value]
+        return out + list(FACT_VALUES.get(name, ())) + ["CA", "NY", "TX", "AK", "HI"]
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _check_call(self, topic: str, facts: Mapping[str, Any]) -> None:
+        if topic not in self.order:
+            raise ConfigError(
+                f"unknown policy topic {topic!r} (known: {', '.join(sorted(self.order))})"
+            )
+        unknown = set(facts) - set(FACTS)
+        if unknown:
+            raise ConfigError(f"unknown fact(s) {sorted(unknown)} for topic {topic!r}")
+
+    def _literal(self, value: Any) -> Any:
+        return self.values[value.ref] if isinstance(value, Ref) else value
+
+    def _holds(self, clause: Clause, facts: Mapping[str, Any]) -> bool:
+        have = facts.get(clause.fact)
+        if have is None:
+            return False  # an unknown fact never satisfies a clause, not even `ne`
+        want = self._literal(clause.value)
+        op = clause.op
+        if op in ("has", "lacks"):
+            return (want in set(have)) == (op == "has")
+        if op in ("in", "not_in"):
+            return (have in want) == (op == "in")
+        if op in ("eq", "ne") and FACTS[clause.fact] == "str":
+            return (have == want) == (op == "eq")
+        a, b = float(have), float(want)
+        return {
+            "eq": a == b,
+            "ne": a != b,
+            "lt": a < b,
+            "le": a <= b,
+            "gt": a > b,
+            "ge": a >= b,
+        }[op]
+
+    def _mask(self, clauses: list[Clause], frame: pl.DataFrame) -> pl.Expr:
+        cond = pl.lit(True)
+        for c in clauses:
+            if c.fact not in frame.columns:
+                return pl.lit(False)
+            col, want = pl.col(c.fact), self._literal(c.value)
+            expr = _clause_expr(c.op, col, want)
+            cond = cond & expr.fill_null(False)
+        return cond
+
+    def _decision(self, rule: Rule, rule_ids: tuple[str, ...]) -> Decision:
+        from shopgen.gen.policy_text import rule_sentence  # text is a leaf of the engine
+
+        value = self.values[rule.id]
+        return Decision(
+            rule.topic,
+            value,
+            rule.answer.unit,
+            rule.answer.kind,
+            rule_ids,
+            rule_sentence(self, rule),
+        )
+
+
+def _clause_expr(op: str, col: pl.Expr, want: Any) -> pl.Expr:
+    if op in ("has", "lacks"):
+        hit = col.list.contains(want)
+        return hit if op == "has" else ~hit
+    if op in ("in", "not_in"):
+        hit = col.is_in(want)
+        return hit if op == "in" else ~hit
+    return {
+        "eq": col.__eq__,
+        "ne": col.__ne__,
+        "lt": col.__lt__,
+        "le": col.__le__,
+        "gt": col.__gt__,
+        "ge": col.__ge__,
+    }[op](want)
+
+
+def _draw(seed: int, rule: Rule) -> Any:
+    answer = rule.answer
+    if answer.range is not None:
+        r = answer.range
+        steps = math.floor((r.max - r.min) / r.step + 1e-9) + 1
+        k = int(stream(seed, "policy", rule.id).integers(0, steps))
+        return round(r.min + k * r.step, 6)
+    if answer.choices is not None:
+        return answer.choices[int(stream(seed, "policy", rule.id).integers(0, len(answer.choices)))]
+    if answer.kind == "number":
+        return float(answer.value)
+    return answer.value
+
+
+def _check(policies: PolicyFile, tax: Taxonomy) -> None:
+    """Semantic checks the schema cannot express; the first problem raises with the rule id."""
+    topics = {t.id: t for t in policies.topics}
+    rules = {}
+    for rule in policies.rules:
+        if rule.id in rules:
+            raise ConfigError(f"rule {rule.id!r}: id is used twice")
+        rules[rule.id] = rule
+    cats = {c.id for _, c in tax.leaves()}
+    depts = {d.id for d in tax.departments}
+    for rule in policies.rules:
+        where = f"rule {rule.id!r}"
+        if rule.topic not in topics:
+            raise ConfigError(f"{where}: unknown topic {rule.topic!r}")
+        problem = _answer_problem(rule, topics[rule.topic].kind)
+        if problem:
+            raise ConfigError(f"{where}: {problem}")
+        for clause in rule.when:
+            problem = _clause_problem(clause, rules, cats, depts)
+            if problem:
+                raise ConfigError(f"{where}: {problem}")
+        for other in rule.overrides:
+            if other not in rules or rules[other].topic != rule.topic:
+                raise ConfigError(
+                    f"{where}: overrides {other!r}, not a rule of topic {rule.topic!r}"
+                )
+
+
+def _answer_problem(rule: Rule, topic_kind: str) -> str | None:
+    a = rule.answer
+    if a.kind != topic_kind:
+        return f"answer kind {a.kind!r} but its topic answers {topic_kind!r}"
+    given = [x is not None for x in (a.value, a.range, a.choices)]
+    if sum(given) != 1:
+        return "answer needs exactly one of value, range, choices"
+    if a.kind == "number":
+        if a.unit is None:
+            return "a number answer needs a unit"
+        if a.choices is not None or (a.value is not None and isinstance(a.value, bool | str)):
+            return "a number answer needs a numeric value or a range"
+    elif a.range is not None:
+        return f"a {a.kind} answer cannot have a range"
+    elif a.kind == "boolean" and not isinstance(a.value, bool):
+        return "a boolean answer needs value true or false"
+    elif a.kind in ("enum", "text") and a.value is not None and not isinstance(a.value, str):
+        return f"a {a.kind} answer needs a string value"
+    return None
+
+
+def _clause_problem(clause: Clause, rules: dict[str, Rule], cats: set, depts: set) -> str | None:
+    kind = FACTS.get(clause.fact)
+    if kind is None:
+        return f"unknown fact {clause.fact!r} (known: {', '.join(sorted(FACTS))})"
+    if clause.op not in OPS_BY_TYPE[kind]:
+        return f"operator {clause.op!r} does not apply to {kind} fact {clause.fact!r}"
+    value = clause.value
+    if isinstance(value, Ref):
+        target = rules.get(value.ref)
+        if target is None or target.answer.kind != "number" or kind != "num":
+            return f"clause on {clause.fact!r} refers to {value.ref!r}, not a number rule"
+        return None
+    listy = clause.op in ("in", "not_in")
+    if listy != isinstance(value, list):
+        return f"operator {clause.op!r} needs {'a list' if listy else 'a single value'}"
+    items = value if isinstance(value, list) else [value]
+    if kind == "num":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"fact {clause.fact!r} is a number, got {value!r}"
+        return None
+    allowed = {
+        "category": cats,
+        "department": depts,
+        "tags": _TAGS,
+        **{k: set(v) for k, v in FACT_VALUES.items()},
+    }.get(clause.fact)
+    for item in items:
+        if not isinstance(item, str):
+            return f"fact {clause.fact!r} takes strings, got {item!r}"
+        if allowed is not None and item not in allowed:
+            return f"{clause.fact} {item!r} is not in the vocabulary (taxonomy / FACT_VALUES)"
+        if clause.fact == "state" and (len(item) != 2 or not item.isupper()):
+            return f"state {item!r} is not a two-letter code"
+    return None
+
+
+def _precedence(policies: PolicyFile) -> dict[str, tuple[str, ...]]:
+    """Per topic, rules in the order evaluation tries them (see the module docstring)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for topic in (t.id for t in policies.topics):
+        rules = [r for r in policies.rules if r.topic == topic]
+        out[topic] = _order_topic(rules)
+    return out
+
+
+def _order_topic(rules: list[Rule]) -> tuple[str, ...]:
+    index = {r.id: i for i, r in enumerate(rules)}
+    beats = {r.id: set(r.overrides) for r in rules}
+    reach = _closure(beats)
+    for r in rules:
+        if r.id in reach[r.id]:
+            cycle = sorted(x for x in reach[r.id] if r.id in reach[x])
+            raise ConfigError(
+                f"rule {r.id!r}: precedence cycle through overrides ({' → '.join(cycle)})"
+            )
+    for i, a in enumerate(rules):
+        for b in rules[i + 1 :]:
+            same = (len(a.when), a.priority) == (len(b.when), b.priority)
+            if same and b.id not in reach[a.id] and a.id not in reach[b.id]:
+                raise ConfigError(
+                    f"rule {b.id!r}: ambiguous precedence with {a.id!r} (same topic, "
+                    f"{len(a.when)} clauses, priority {a.priority}); set priority or overrides"
+                )
+    indegree = {r.id: 0 for r in rules}
+    for r in rules:
+        for other in r.overrides:
+            indegree[other] += 1
+    key = {r.id: (-len(r.when), -r.priority, index[r.id]) for r in rules}
+    heap = [(key[r], r) for r, n in indegree.items() if n == 0]
+    heapq.heapify(heap)
+    order = []
+    while heap:
+        _, rid = heapq.heappop(heap)
+        order.append(rid)
+        for other in beats[rid]:
+            indegree[other] -= 1
+            if indegree[other] == 0:
+                heapq.heappush(heap, (key[other], other))
+    return tuple(order)
+
+
+def _closure(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    reach = {}
+    for start in edges:
+        seen: set[str] = set()
+        todo = list(edges[start])
+        while todo:
+            node = todo.pop()
+            if node not in seen:
+                seen.add(node)
+                todo += edges.get(node, ())
+        reach[start] = seen
+    return reach
