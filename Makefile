@@ -30,7 +30,9 @@ install: $(STAMP) ## Create .venv and install shopgen with its dev tools.
 
 demo: install ## Run the pipeline on a small default and show what it made.
 	$(SHOPGEN) catalog --size 5k --seed 0 --out data/demo/catalog --force
+	$(SHOPGEN) index --catalog data/demo/catalog
 	$(SHOPGEN) validate data/demo/catalog
+	$(SHOPGEN) search --catalog data/demo/catalog "usb-c cable braided" --top-k 50
 
 test: install ## Run the test suite (fast tests; what CI runs).
 	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider
@@ -48,6 +50,7 @@ format: install ## Apply ruff's fixes and formatting.
 
 catalog: install ## Generate a catalog: make catalog size=1M [seed=0] [out=data/catalog] [workers=2]
 	$(SHOPGEN) catalog --size $(size) --seed $(seed) --out $(out) --workers $(workers) --force
+	$(SHOPGEN) index --catalog $(out)
 
 bench: install ## Benchmarks (ratios against same-run baselines); writes bench/results.json.
 	$(BIN)/python -m bench

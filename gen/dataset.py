@@ -168,3 +168,46 @@ def table_files(root: Path, manifest: Manifest, table: str) -> list[Path]:
     if not paths:
         raise DatasetError(f"{root} has no table {table!r}")
     return sorted(paths)
+
+
+def add_files(root: Path, tables: dict[str, str]) -> Manifest:
+    """List extra, non-Parquet files (e.g. a search index) in an existing dataset's manifest.
+
+    ``dataset_id`` and ``content_hash`` stay as they are: they name the data, and a derived
+    file such as an index does not change the data. The manifest is replaced atomically
+    (temporary file + ``os.replace``), so a reader sees the old or the new one, never half.
+
+    Args:
+        root: the dataset directory.
+        tables: relative path → table name of each file to add or refresh. Files listed
+            before under these tables but absent from ``tables`` are dropped.
+
+    Returns:
+        The updated manifest.
+    """
+    root = Path(root)
+    manifest = read_manifest(root)
+    replaced = set(tables.values())
+    files = {rel: e for rel, e in manifest.files.items() if e.table not in replaced}
+    for rel, table in sorted(tables.items()):
+        path = root / rel
+        if rel.endswith(".parquet") or not path.is_file():
+            raise DatasetError(f"{path}: not an existing non-Parquet file")
+        files[rel] = FileEntry(
+            table=table, rows=0, bytes=path.stat().st_size, sha256=sha256_file(path)
+        )
+    updated = manifest.model_copy(update={"files": files})
+    fd, tmp = tempfile.mkstemp(prefix=f".{MANIFEST}.", dir=root)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(updated.model_dump_json(indent=2) + "\n")
+        os.replace(tmp, root / MANIFEST)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return updated
+
+
+def is_parquet(rel: str) -> bool:
+    """Whether a manifest path is a Parquet table file (others are derived files)."""
+    return rel.endswith(".parquet")

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from shopgen.gen.dataset import read_manifest, sha256_file
+from shopgen.gen.dataset import is_parquet, read_manifest, sha256_file
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.tables import TABLES, polars_schema
 
@@ -82,6 +82,124 @@ RULES: list[Rule] = [
 ]
 
 
+def _world_rule(tables: tuple[str, ...], problem: str, sql: str) -> Rule:
+    return Rule(tables, problem, sql)
+
+
+#: World rules (issue #3): referential integrity, lifecycle and date order, visits ↔ orders.
+RULES += [
+    _world_rule(
+        ("users",), "duplicate user_id", "SELECT count(*) - count(DISTINCT user_id) FROM users"
+    ),
+    _world_rule(
+        ("orders",), "duplicate order_id", "SELECT count(*) - count(DISTINCT order_id) FROM orders"
+    ),
+    _world_rule(
+        ("orders", "users"),
+        "order whose user does not exist",
+        "SELECT count(*) FROM orders ANTI JOIN users USING (user_id)",
+    ),
+    _world_rule(
+        ("orders", "users"),
+        "order placed before its user signed up",
+        "SELECT count(*) FROM orders o JOIN users u USING (user_id) WHERE o.placed_at::DATE < u.signup_date",
+    ),
+    _world_rule(
+        ("order_lines", "orders"),
+        "order line whose order does not exist",
+        "SELECT count(*) FROM order_lines ANTI JOIN orders USING (order_id)",
+    ),
+    _world_rule(
+        ("order_lines", "products"),
+        "order line whose product does not exist",
+        "SELECT count(*) FROM order_lines ANTI JOIN products USING (product_id)",
+    ),
+    _world_rule(
+        ("order_lines", "variants"),
+        "order line whose variant does not exist or belongs to another product",
+        "SELECT count(*) FROM order_lines l WHERE l.variant_id IS NOT NULL AND NOT EXISTS "
+        "(SELECT 1 FROM variants v WHERE v.variant_id = l.variant_id AND v.product_id = l.product_id)",
+    ),
+    _world_rule(
+        ("order_lines", "products"),
+        "order line without a variant for a product that has variants",
+        "SELECT count(*) FROM order_lines l JOIN products p USING (product_id) "
+        "WHERE l.variant_id IS NULL AND p.n_variants > 0",
+    ),
+    _world_rule(
+        ("orders",),
+        "status outside the lifecycle",
+        "SELECT count(*) FROM orders WHERE status NOT IN "
+        "('placed', 'processing', 'shipped', 'in_transit', 'delivered', 'cancelled')",
+    ),
+    _world_rule(
+        ("orders",),
+        "dates out of order (placed ≤ shipped ≤ delivered)",
+        "SELECT count(*) FROM orders WHERE shipped_at < placed_at OR delivered_at < shipped_at "
+        "OR cancelled_at < placed_at",
+    ),
+    _world_rule(
+        ("orders", "clock"),
+        "event after the simulated today",
+        "SELECT count(*) FROM orders, clock WHERE placed_at::DATE > today "
+        "OR delivered_at::DATE > today OR shipped_at::DATE > today",
+    ),
+    _world_rule(
+        ("orders",),
+        "delivered order without a delivery date, or a delivery date on another status",
+        "SELECT count(*) FROM orders WHERE (status = 'delivered') <> (delivered_at IS NOT NULL)",
+    ),
+    _world_rule(
+        ("orders",),
+        "cancelled order with shipping or delivery",
+        "SELECT count(*) FROM orders WHERE status = 'cancelled' AND "
+        "(shipped_at IS NOT NULL OR delivered_at IS NOT NULL OR cancelled_at IS NULL)",
+    ),
+    _world_rule(
+        ("orders",),
+        "shipped order without carrier and tracking (or unshipped with them)",
+        "SELECT count(*) FROM orders WHERE (status IN ('shipped', 'in_transit', 'delivered')) "
+        "<> (carrier IS NOT NULL AND tracking_number IS NOT NULL AND shipped_at IS NOT NULL)",
+    ),
+    _world_rule(
+        ("orders",),
+        "undelivered open order without an ETA",
+        "SELECT count(*) FROM orders WHERE (status NOT IN ('delivered', 'cancelled')) <> (eta IS NOT NULL)",
+    ),
+    _world_rule(
+        ("order_lines", "orders"),
+        "returned line of an undelivered order, or returned before delivery",
+        "SELECT count(*) FROM order_lines l JOIN orders o USING (order_id) WHERE l.status = 'returned' "
+        "AND (o.status <> 'delivered' OR l.returned_at IS NULL OR l.returned_at < o.delivered_at)",
+    ),
+    _world_rule(
+        ("order_lines", "orders"),
+        "subtotal differs from the sum of its lines",
+        "SELECT count(*) FROM orders o JOIN (SELECT order_id, sum(line_total) s FROM order_lines "
+        "GROUP BY 1) l USING (order_id) WHERE abs(o.subtotal - l.s) > 0.011",
+    ),
+    _world_rule(
+        ("visits", "order_lines"),
+        "purchase event without a matching order line",
+        "SELECT count(*) FROM visits v WHERE v.event = 'purchase' AND NOT EXISTS (SELECT 1 FROM "
+        "order_lines l WHERE l.order_id = v.order_id AND l.product_id = v.product_id "
+        "AND l.variant_id IS NOT DISTINCT FROM v.variant_id)",
+    ),
+    _world_rule(
+        ("visits", "order_lines"),
+        "order line without a purchase event",
+        "SELECT count(*) FROM order_lines l WHERE NOT EXISTS (SELECT 1 FROM visits v WHERE "
+        "v.event = 'purchase' AND v.order_id = l.order_id AND v.product_id = l.product_id "
+        "AND v.variant_id IS NOT DISTINCT FROM l.variant_id)",
+    ),
+    _world_rule(
+        ("visits", "products"),
+        "visit to a product that does not exist",
+        "SELECT count(*) FROM visits ANTI JOIN products USING (product_id)",
+    ),
+]
+
+
 def validate_dataset(root: Path, *, checksums: bool = True) -> list[str]:
     """Every problem found in the dataset at ``root`` (an empty list means valid).
 
@@ -101,6 +219,12 @@ def validate_dataset(root: Path, *, checksums: bool = True) -> list[str]:
 def _file_problems(root: Path, manifest: Manifest, checksums: bool):
     listed = set(manifest.files)
     present = {p.relative_to(root).as_posix() for p in root.rglob("*.parquet")}
+    # Derived non-Parquet files (a search index) live in their own top-level folders; every
+    # file in such a folder must be listed too.
+    for folder in {rel.split("/")[0] for rel in listed if not is_parquet(rel) and "/" in rel}:
+        present |= {
+            p.relative_to(root).as_posix() for p in (root / folder).rglob("*") if p.is_file()
+        }
     for rel in sorted(present - listed):
         yield f"{rel}: not listed in the manifest"
     for rel, entry in manifest.files.items():
@@ -116,6 +240,8 @@ def _file_problems(root: Path, manifest: Manifest, checksums: bool):
 
 def _schema_problems(root: Path, manifest: Manifest):
     for rel, entry in manifest.files.items():
+        if not is_parquet(rel):
+            continue  # checked by size and checksum only
         try:
             frame = pl.scan_parquet(root / rel)
             schema, rows = frame.collect_schema(), frame.select(pl.len()).collect().item()
@@ -134,13 +260,18 @@ def _schema_problems(root: Path, manifest: Manifest):
 
 
 def _rule_problems(root: Path, manifest: Manifest):
-    tables = {e.table for e in manifest.files.values()}
+    tables = {e.table for rel, e in manifest.files.items() if is_parquet(rel)}
     con = duckdb.connect()
     for table in sorted(tables):
         paths = ", ".join(
             f"'{(root / rel).as_posix()}'" for rel, e in manifest.files.items() if e.table == table
         )
         con.execute(f'CREATE VIEW "{table}" AS SELECT * FROM read_parquet([{paths}])')
+    if "today" in manifest.config:  # the simulated clock of a world (issue #3)
+        con.execute(
+            "CREATE TABLE clock AS SELECT CAST(? AS DATE) AS today", [manifest.config["today"]]
+        )
+        tables = tables | {"clock"}
     for rule in RULES:
         if set(rule.tables) <= tables:
             bad = con.execute(rule.sql).fetchone()[0]

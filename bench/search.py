@@ -1,0 +1,201 @@
+"""Catalog search: build cost, query latency and retrieval quality (issue #5).
+
+Figures (``run()`` returns them flat, name → number):
+
+- ``build_<enc>_<n>_s`` / ``build_<enc>_<n>_rss_mb``: index build wall time and the build
+  process's peak RSS (each build runs in its own process so the figures do not mix).
+- ``latency_<mode>_<n>_p50_ms`` / ``_p99_ms``: single-query latency; the baseline is one exact
+  brute-force matrix-vector product over the same vectors in NumPy, measured in the same run,
+  and ``latency_hybrid_<n>_vs_matvec`` is the ratio against it.
+- ``quality_<mode>_<clean|typos>_at10`` / ``_at200``: the share of generated customer
+  descriptions (brand, category, two title words, two attributes) whose target product is in
+  the first 10 / first top_k(0) = 200 candidates.
+- ``result_max_tokens_chars4`` / ``result_max_tokens_minilm``: the largest 20-card tool result
+  seen, as characters/4 and as MiniLM word pieces.
+
+MiniLM is measured at 10k only (it encodes ~450 products/s here); 1M figures are projections.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+_BUILD = """
+import json, resource, sys, time
+from shopgen.gen.index import IndexConfig, build_index
+t = time.perf_counter()
+meta = build_index(sys.argv[1], IndexConfig(encoder=sys.argv[2]))
+print(json.dumps({"seconds": time.perf_counter() - t,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "timings": meta["timings"], "dense": meta["dense"]}))
+"""
+
+
+def _catalog(size: int, root: Path) -> Path:
+    from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
+
+    out = root / f"catalog-{size}"
+    write_catalog(CatalogConfig(size=size, seed=0), out, workers=2)
+    return out
+
+
+def _build(catalog: Path, encoder: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", _BUILD, str(catalog), encoder],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _typos(text: str, rng: np.random.Generator, p: float = 0.06) -> str:
+    # Per-letter edits (drop, double, swap with the next, substitute), like textnoisr's actions.
+    out, chars, i = [], list(text), 0
+    while i < len(chars):
+        ch = chars[i]
+        if ch.isalpha() and rng.random() < p:
+            action = int(rng.integers(4))
+            if action == 1:
+                out += [ch, ch]
+            elif action == 2 and i + 1 < len(chars):
+                out += [chars[i + 1], ch]
+                i += 1
+            elif action == 3:
+                out.append(chr(ord("a") + int(rng.integers(26))))
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def describe(product: dict, rng: np.random.Generator) -> str:
+    """A customer's description of ``product``: brand, category, title words, two attributes."""
+    leaf = product["category_path"].split(" > ")[-1]
+    words = [w for w in product["title"].replace(",", " ").split() if w != product["brand"]]
+    picked = [words[i] for i in sorted(rng.choice(len(words), min(2, len(words)), replace=False))]
+    attrs = product["key_attrs"]
+    two = [attrs[i] for i in rng.choice(len(attrs), min(2, len(attrs)), replace=False)]
+    return (
+        f"looking for a {product['brand']} {leaf.lower()}, {' '.join(picked)}, {' and '.join(two)}"
+    )
+
+
+def _quality(index, modes: list[str], n_targets: int, tag: str) -> dict:
+    from shopgen.gen.seeding import stream
+
+    products = index.store.products
+    rows = stream(0, "bench", "targets").choice(len(products), n_targets, replace=False)
+    out = {}
+    for noisy in (False, True):
+        hits = {m: [0, 0] for m in modes}
+        for k, row in enumerate(rows.tolist()):
+            rng = stream(0, "bench", "describe", k)
+            query = describe(products.row(row, named=True), rng)
+            if noisy:
+                query = _typos(query, rng)
+            for mode in modes:
+                found = index.candidates(query, 200, mode=mode).tolist()
+                hits[mode][0] += row in found[:10]
+                hits[mode][1] += row in found
+        kind = "typos" if noisy else "clean"
+        for mode, (at10, at200) in hits.items():
+            out[f"quality_{mode}{tag}_{kind}_at10"] = round(at10 / n_targets, 3)
+            out[f"quality_{mode}{tag}_{kind}_at200"] = round(at200 / n_targets, 3)
+    return out
+
+
+def _latency(index, n: int, queries: list[str]) -> dict:
+    out = {}
+    for mode in ("bm25", "dense", "hybrid"):
+        index.search(queries[0], top_k=200, mode=mode)  # load lazily outside the timing
+        times = []
+        for q in queries:
+            t = time.perf_counter()
+            index.search(q, top_k=200, eps_rank=0.1, mode=mode)
+            times.append(time.perf_counter() - t)
+        out[f"latency_{mode}_{n}_p50_ms"] = round(float(np.percentile(times, 50)) * 1e3, 3)
+        out[f"latency_{mode}_{n}_p99_ms"] = round(float(np.percentile(times, 99)) * 1e3, 3)
+    # Baseline: exact brute force over n vectors of the same width (one NumPy mat-vec and an
+    # argpartition); its cost does not depend on the values, so seeded noise stands in.
+    from shopgen.gen.seeding import stream
+
+    dim = int(index.meta["encoder"]["dim"])
+    vectors = stream(0, "bench", "matvec").standard_normal((n, dim), dtype=np.float32)
+    query = vectors[0].copy()
+    times = []
+    for _ in range(30):
+        t = time.perf_counter()
+        np.argpartition(-(vectors @ query), 200)[:200]
+        times.append(time.perf_counter() - t)
+    base = float(np.percentile(times, 50)) * 1e3
+    out[f"latency_matvec_{n}_p50_ms"] = round(base, 3)
+    out[f"latency_hybrid_{n}_vs_matvec"] = round(out[f"latency_hybrid_{n}_p50_ms"] / base, 3)
+    return out
+
+
+def _token_sizes(index, queries: list[str]) -> dict:
+    from shopgen.env.search import MAX_CARDS, cards_json, estimate_tokens
+    from shopgen.gen.encoders import load_encoder
+
+    products = index.store.products
+    longest = (
+        products.with_row_index("row")
+        .sort(
+            products["title"].str.len_chars()
+            + products["key_attrs"].list.join(" ").str.len_chars(),
+            descending=True,
+        )["row"][:MAX_CARDS]
+        .to_numpy()
+    )
+    texts = [cards_json(index.search(q, top_k=200)) for q in queries]
+    texts.append(cards_json(index.cards(longest)))  # the worst case a catalog allows
+    tokenizer = load_encoder("minilm").model.tokenizer
+    return {
+        "result_max_tokens_chars4": max(estimate_tokens(t) for t in texts),
+        "result_max_tokens_minilm": max(len(tokenizer(t)["input_ids"]) for t in texts),
+    }
+
+
+def run(quick: bool = False) -> dict:
+    """Measure search at 10k and 100k products (3k, static only, with ``quick``)."""
+    from shopgen.env.search import SearchIndex
+    from shopgen.gen.seeding import stream
+
+    sizes = [3000] if quick else [10_000, 100_000]
+    out: dict = {}
+    with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp:
+        for n in sizes:
+            catalog = _catalog(n, Path(tmp))
+            encoders = ["static"] if quick or n > 10_000 else ["static", "minilm"]
+            for enc in reversed(encoders):  # static last, so the catalog keeps its index
+                b = _build(catalog, enc)
+                out[f"build_{enc}_{n}_s"] = round(b["seconds"], 2)
+                out[f"build_{enc}_{n}_rss_mb"] = round(b["rss_mb"], 1)
+                out[f"build_{enc}_{n}_encode_s"] = b["timings"]["encode_seconds"]
+                out[f"build_{enc}_{n}_dense"] = json.dumps(b["dense"])
+                if enc == "minilm":
+                    index = SearchIndex.open(catalog)
+                    out |= _quality(index, ["dense", "hybrid"], 100 if quick else 200, "_minilm")
+            index = SearchIndex.open(catalog)
+            products = index.store.products
+            queries = [
+                describe(products.row(r, named=True), stream(0, "bench", "latency", r))
+                for r in range(0, len(products), max(1, len(products) // 200))
+            ][:200]
+            out |= _latency(index, n, queries)
+            if n == sizes[0]:
+                out |= _quality(index, ["bm25", "dense", "hybrid"], 100 if quick else 200, "")
+                out |= _token_sizes(index, queries)
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(quick="--quick" in sys.argv), indent=2))

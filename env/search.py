@@ -1,0 +1,359 @@
+"""The query side of catalog search: what ``catalog_search(query)`` returns to the agent.
+
+How ``top_k(d)`` shapes a result (DESIGN §5, issue #5). ``top_k`` is the retrieval *depth*:
+the hybrid ranker fuses the best ``top_k`` of BM25 and of the dense index by reciprocal-rank
+fusion and keeps ``top_k`` candidates. The agent does not see all of them (200 cards would not
+fit the seed model's 8,192-token context); it sees the first :func:`cards_shown` (``top_k``)
+of them, ``clamp(⌈top_k/10⌉, 5, 20)``: 20 cards at d = 0, 10 at d = 10, 5 from d = 15 on.
+Each shown position is then replaced, with probability ``eps_rank(d)``, by a *same-category
+distractor drawn from outside the retrieved depth* (so a distractor is never a relevant hit
+that merely moved); when the whole category lies inside the depth (small catalogs), from the
+category's products not already on the page. Finally a per-result budget of :data:`RESULT_TOKEN_BUDGET` tokens
+(estimated as characters/4 of the compact JSON) drops trailing cards, a guard that the
+benchmark shows never fires on generated catalogs (the largest 20-card result measured is
+reported by ``bench/search.py``).
+
+Products the episode marks out of stock show ``stock_qty`` 0. All randomness comes from
+``stream(seed, "catalog_search", call_index)``, so replaying a trajectory with the same task
+seed reproduces every result exactly, in any process.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Collection
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from shopgen.gen.encoders import check_identity, load_encoder
+from shopgen.gen.index import (
+    BM25_DIR,
+    CATEGORY,
+    CATEGORY_OFFSETS,
+    CATEGORY_ROWS,
+    DENSE,
+    INDEX_DIR,
+    INDEX_FORMAT,
+    META,
+)
+from shopgen.gen.seeding import stream
+from shopgen.gen.store import CatalogStore
+from shopgen.schemas.errors import ConfigError, DatasetError
+
+#: Characters of a query that are searched; longer queries are cut at a word boundary.
+MAX_QUERY_CHARS = 512
+#: Cards one result shows, at most and at least (when that many are retrieved).
+MAX_CARDS, MIN_CARDS = 20, 5
+#: Estimated tokens (characters / 4 of the compact JSON) one search result may use.
+RESULT_TOKEN_BUDGET = 2048
+#: Reciprocal-rank fusion constant (Cormack et al. 2009's 60).
+RRF_K = 60
+#: Largest retrieval depth accepted (θ's top_k is at most 200).
+MAX_DEPTH = 1000
+Mode = Literal["hybrid", "bm25", "dense"]
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class ProductCard(BaseModel):
+    """One search hit as the agent sees it: enough to choose, not the whole product."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    product_id: str = Field(description="product id to pass to other tools (not a variant_id)")
+    title: str = Field(description="product title")
+    price: float = Field(description="price in USD")
+    rating: float = Field(description="average rating, 1–5")
+    stock_qty: int = Field(description="units in stock; 0 means out of stock")
+    key_attrs: list[str] = Field(description="the product's key attribute values")
+
+
+def cards_shown(top_k: int) -> int:
+    """How many cards a result shows at retrieval depth ``top_k``: clamp(⌈top_k/10⌉, 5, 20)."""
+    return max(MIN_CARDS, min(MAX_CARDS, math.ceil(top_k / 10)))
+
+
+def normalize_query(query: str | bytes) -> str:
+    """A query as searched: valid UTF-8, no control characters, single spaces, bounded length.
+
+    Non-UTF-8 bytes and lone surrogates become U+FFFD rather than an error: an agent's
+    garbled query deserves an answer (likely an empty one), not a crash.
+
+    Raises:
+        ConfigError: when ``query`` is neither text nor bytes.
+    """
+    if isinstance(query, bytes | bytearray):
+        text = bytes(query).decode("utf-8", errors="replace")
+    elif isinstance(query, str):
+        text = query.encode("utf-8", errors="replace").decode("utf-8")
+    else:
+        raise ConfigError(f"query={query!r} must be a string")
+    text = " ".join(_CONTROL.sub(" ", text).split())
+    if len(text) > MAX_QUERY_CHARS:
+        cut = text.rfind(" ", 0, MAX_QUERY_CHARS + 1)
+        text = text[: cut if cut > 0 else MAX_QUERY_CHARS]
+    return text
+
+
+def cards_json(cards: list[ProductCard]) -> str:
+    """The compact JSON a tool result carries (one list of card objects)."""
+    return json.dumps([c.model_dump() for c in cards], ensure_ascii=False, separators=(",", ":"))
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens estimated as characters / 4 (rounded up): the budget's unit."""
+    return math.ceil(len(text) / 4)
+
+
+class SearchIndex:
+    """A catalog's search index, opened lazily: each part loads on first use.
+
+    Use :meth:`open`; share one instance across episodes (it is read-only).
+    """
+
+    def __init__(self, store: CatalogStore, meta: dict[str, Any]) -> None:
+        self.store = store
+        self.meta = meta
+        self.dir = store.root / INDEX_DIR
+
+    @classmethod
+    def open(cls, catalog: str | Path, *, store: CatalogStore | None = None) -> SearchIndex:
+        """Open the index of the catalog at ``catalog`` (nothing heavy loads yet).
+
+        Raises:
+            DatasetError: when the catalog has no index, an index of another format, or an
+                index built for a different catalog (compared by the manifest's dataset_id).
+        """
+        store = store or CatalogStore(catalog)
+        meta_path = store.root / INDEX_DIR / META
+        if not meta_path.is_file():
+            raise DatasetError(
+                f"{store.root} has no search index: run `shopgen index --catalog {store.root}`"
+            )
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise DatasetError(
+                f"{meta_path} is unreadable ({exc}); rerun `shopgen index`"
+            ) from None
+        if meta.get("format") != INDEX_FORMAT:
+            raise DatasetError(
+                f"{meta_path}: index format {meta.get('format')!r}, this shopgen reads "
+                f"{INDEX_FORMAT}; rerun `shopgen index --catalog {store.root}`"
+            )
+        if meta.get("catalog_id") != store.catalog_id:
+            raise DatasetError(
+                f"{store.root}: the index was built for catalog {meta.get('catalog_id')!r}, "
+                f"not {store.catalog_id!r}; rerun `shopgen index --catalog {store.root}`"
+            )
+        return cls(store, meta)
+
+    # -- lazily loaded parts --------------------------------------------------------------
+
+    def _path(self, name: str) -> Path:
+        path = self.dir / name
+        if not path.exists():
+            raise DatasetError(
+                f"{path} is missing; rerun `shopgen index --catalog {self.store.root}`"
+            )
+        return path
+
+    def _npy(self, name: str) -> np.ndarray:
+        return np.load(self._path(name), mmap_mode="r")
+
+    @cached_property
+    def dense(self) -> Any:
+        """The FAISS index, memory-mapped where the index type allows it."""
+        import faiss
+
+        path = str(self._path(DENSE))
+        try:
+            index = faiss.read_index(path, faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
+        except RuntimeError:  # types without mmap support load into memory
+            index = faiss.read_index(path)
+        params = self.meta["dense"]
+        if params["kind"] == "ivf":
+            faiss.extract_index_ivf(index).nprobe = params["nprobe"]
+        elif params["kind"] == "hnsw":
+            index.hnsw.efSearch = params["efSearch"]
+        return index
+
+    @cached_property
+    def bm25(self) -> Any:
+        """The bm25s retriever, its arrays memory-mapped."""
+        import bm25s
+
+        return bm25s.BM25.load(str(self._path(BM25_DIR)), mmap=True, show_progress=False)
+
+    @cached_property
+    def encoder(self) -> Any:
+        """The query encoder, checked to be the one the vectors were made with."""
+        encoder = load_encoder(self.meta["encoder"]["name"])
+        check_identity(self.meta["encoder"], encoder)
+        return encoder
+
+    @cached_property
+    def _category(self) -> np.ndarray:
+        return self._npy(CATEGORY)
+
+    @cached_property
+    def _category_rows(self) -> np.ndarray:
+        return self._npy(CATEGORY_ROWS)
+
+    @cached_property
+    def _category_offsets(self) -> np.ndarray:
+        return self._npy(CATEGORY_OFFSETS)
+
+    @cached_property
+    def _products(self) -> Any:
+        return self.store.read(
+            "products", columns=["product_id", "title", "price", "rating", "stock_qty", "key_attrs"]
+        )
+
+    @property
+    def size(self) -> int:
+        """Number of indexed products."""
+        return int(self.meta["n"])
+
+    # -- retrieval ------------------------------------------------------------------------
+
+    def bm25_rows(self, query: str, depth: int) -> np.ndarray:
+        """Product rows by BM25 score (best first), at most ``depth``; ties by row."""
+        import bm25s
+
+        tokens = bm25s.tokenize(query, stopwords="en", return_ids=False, show_progress=False)
+        words = [t for t in (tokens[0] if tokens else []) if t in self.bm25.vocab_dict]
+        if not words:
+            return np.zeros(0, dtype=np.int64)
+        scores = self.bm25.get_scores(words)
+        hits = np.flatnonzero(scores > 0)
+        if hits.size > depth:
+            hits = hits[np.argpartition(-scores[hits], depth - 1)[:depth]]
+        return hits[np.lexsort((hits, -scores[hits]))].astype(np.int64)
+
+    def dense_rows(self, query: str, depth: int) -> np.ndarray:
+        """Product rows by cosine similarity to the encoded query (best first)."""
+        vector = self.encoder.encode([query])
+        index = self.dense
+        if self.meta["dense"]["kind"] == "hnsw":
+            index.hnsw.efSearch = max(self.meta["dense"]["efSearch"], depth)
+        _, rows = index.search(vector, min(depth, self.size))
+        rows = rows[0]
+        return rows[rows >= 0].astype(np.int64)
+
+    def candidates(self, query: str | bytes, depth: int, *, mode: Mode = "hybrid") -> np.ndarray:
+        """The best ``depth`` product rows for ``query`` (empty for an empty query).
+
+        Hybrid ranking is reciprocal-rank fusion: score = Σ 1/(RRF_K + rank) over the BM25
+        and dense lists, ties broken by row so the order never depends on the platform.
+        """
+        _check_int("top_k", depth, 1, MAX_DEPTH)
+        text = normalize_query(query)
+        if not text:
+            return np.zeros(0, dtype=np.int64)
+        if mode == "bm25":
+            return self.bm25_rows(text, depth)
+        if mode == "dense":
+            return self.dense_rows(text, depth)
+        if mode != "hybrid":
+            raise ConfigError(f"mode={mode!r} is not one of hybrid, bm25, dense")
+        fused: dict[int, float] = {}
+        for rows in (self.bm25_rows(text, depth), self.dense_rows(text, depth)):
+            for rank, row in enumerate(rows.tolist()):
+                fused[row] = fused.get(row, 0.0) + 1.0 / (RRF_K + rank + 1)
+        order = sorted(fused, key=lambda r: (-fused[r], r))[:depth]
+        return np.asarray(order, dtype=np.int64)
+
+    def search(
+        self,
+        query: str | bytes,
+        *,
+        top_k: int = 200,
+        eps_rank: float = 0.0,
+        oos_ids: Collection[str] = (),
+        seed: int = 0,
+        call_index: int = 0,
+        mode: Mode = "hybrid",
+    ) -> list[ProductCard]:
+        """The cards ``catalog_search(query)`` shows (see the module docstring).
+
+        Args:
+            query: what the agent typed; empty or whitespace gives an empty list.
+            top_k: retrieval depth, θ's ``top_k(d)``.
+            eps_rank: probability each shown position becomes a same-category distractor.
+            oos_ids: product ids the episode marks out of stock (shown with stock_qty 0).
+            seed: the task seed.
+            call_index: which search of the episode this is (0, 1, …).
+            mode: ``hybrid`` (the runtime's), or one retriever alone for measurements.
+
+        Returns:
+            At most :func:`cards_shown` (``top_k``) cards, best first.
+
+        Raises:
+            ConfigError: for out-of-range arguments.
+        """
+        _check_int("seed", seed, 0, 2**63 - 1)
+        _check_int("call_index", call_index, 0, 2**63 - 1)
+        if not 0.0 <= eps_rank <= 1.0:
+            raise ConfigError(f"eps_rank={eps_rank} must be between 0 and 1")
+        pool = self.candidates(query, top_k, mode=mode)
+        shown = pool[: cards_shown(top_k)].copy()
+        rng = stream(seed, "catalog_search", call_index)
+        # Two uniforms per position, always drawn, so position i's fate never depends on
+        # how many positions before it were replaced.
+        draws = rng.random((cards_shown(top_k), 2))[: shown.size]
+        in_pool = set(pool.tolist())
+        on_page = set(shown.tolist())
+        for i in np.flatnonzero(draws[:, 0] < eps_rank).tolist():
+            # Prefer a product outside the retrieved depth (surely less relevant); a small
+            # category may lie wholly inside it, then any same-category product not shown.
+            distractor = self._distractor(int(shown[i]), float(draws[i, 1]), in_pool | on_page)
+            if distractor < 0:
+                distractor = self._distractor(int(shown[i]), float(draws[i, 1]), on_page)
+            if distractor >= 0:
+                on_page.add(distractor)
+                shown[i] = distractor
+        return self._budget(self.cards(shown, oos_ids=oos_ids))
+
+    def _distractor(self, row: int, u: float, excluded: set[int]) -> int:
+        """A same-category row outside ``excluded``, chosen by ``u`` (−1 if none exists)."""
+        code = int(self._category[row])
+        lo, hi = int(self._category_offsets[code]), int(self._category_offsets[code + 1])
+        size = hi - lo
+        start = min(size - 1, int(u * size))
+        for step in range(size):  # linear probe from a random start: uniform enough, O(pool)
+            candidate = int(self._category_rows[lo + (start + step) % size])
+            if candidate not in excluded:
+                return candidate
+        return -1
+
+    def cards(self, rows: np.ndarray, *, oos_ids: Collection[str] = ()) -> list[ProductCard]:
+        """Product cards for ``rows`` in that order; ``oos_ids`` show stock_qty 0."""
+        if not len(rows):
+            return []
+        frame = self._products[np.asarray(rows, dtype=np.int64)]
+        out = []
+        oos = set(oos_ids)
+        for rec in frame.iter_rows(named=True):
+            rec["stock_qty"] = 0 if rec["product_id"] in oos else int(rec["stock_qty"])
+            out.append(ProductCard(**rec))
+        return out
+
+    @staticmethod
+    def _budget(cards: list[ProductCard]) -> list[ProductCard]:
+        while len(cards) > 1 and estimate_tokens(cards_json(cards)) > RESULT_TOKEN_BUDGET:
+            cards = cards[:-1]
+        return cards
+
+
+def _check_int(field: str, value: int, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ConfigError(f"{field}={value!r} must be an integer")
+    if not low <= value <= high:
+        raise ConfigError(f"{field}={value} must be between {low} and {high}")

