@@ -12,7 +12,7 @@ out ?= data/catalog
 workers ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-all lint format catalog bench clean
+.PHONY: help install demo test test-all lint format catalog bench clean schemas
 
 help: ## Show this help.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -54,6 +54,9 @@ catalog: install ## Generate a catalog: make catalog size=1M [seed=0] [out=data/
 
 bench: install ## Benchmarks (ratios against same-run baselines); writes bench/results.json.
 	$(BIN)/python -m bench
+
+schemas: install ## Export the tools' JSON Schemas to schemas/json/tools (commit the result).
+	$(BIN)/python -m shopgen.env.tools.export
 
 clean: ## Remove generated data (keeps .venv).
 	rm -rf data/demo

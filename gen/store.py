@@ -16,7 +16,7 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from shopgen.gen.dataset import read_manifest, table_files
+from shopgen.gen.dataset import is_parquet, read_manifest, table_files
 from shopgen.schemas.errors import DatasetError
 from shopgen.schemas.manifest import Manifest
 
@@ -24,15 +24,16 @@ from shopgen.schemas.manifest import Manifest
 class IdIndex:
     """Sorted ids with their row numbers: ``row(id)`` in O(log n), ``-1`` when absent."""
 
-    def __init__(self, ids: pl.Series) -> None:
-        raw = ids.cast(pl.Binary).to_numpy().astype("S16")
+    def __init__(self, ids: pl.Series, *, width: int = 16) -> None:
+        raw = ids.cast(pl.Binary).to_numpy().astype(f"S{width}")
+        self._width = width
         self._order = np.argsort(raw, kind="stable")
         self._sorted = raw[self._order]
 
     def row(self, key: str) -> int:
         """Row number of ``key``, or -1."""
         raw = key.encode() if isinstance(key, str) else b""
-        if not raw or len(raw) > 16:
+        if not raw or len(raw) > self._width:
             return -1
         probe = np.bytes_(raw)
         at = int(np.searchsorted(self._sorted, probe))
@@ -43,6 +44,44 @@ class IdIndex:
     def rows(self, keys: list[str]) -> np.ndarray:
         """Row numbers of many keys at once (-1 where absent)."""
         return np.array([self.row(k) for k in keys], dtype=np.int64)
+
+
+class BoundedCache:
+    """A dict that forgets its oldest entries past ``limit``: decoded rows reused across calls.
+
+    Values are shared between callers, so they must be treated as read-only.
+    """
+
+    __slots__ = ("data", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.data: dict[Any, Any] = {}
+        self.limit = limit
+
+    def get(self, key: Any) -> Any:
+        """The cached value or None."""
+        return self.data.get(key)
+
+    def put(self, key: Any, value: Any) -> Any:
+        """Remember ``value`` (evicting the oldest eighth when full) and return it."""
+        data = self.data
+        if len(data) >= self.limit:
+            for old in list(data)[: max(1, self.limit // 8)]:
+                del data[old]
+        data[key] = value
+        return value
+
+
+#: Decoded product / variant records kept per store (a few MB at most).
+RECORD_CACHE = 8192
+#: Order-id width in bytes (``659-0005725-1139123``), for the order id index.
+ORDER_ID_WIDTH = 24
+
+
+def _sorted_slice(keys: np.ndarray, key: str) -> tuple[int, int]:
+    """The [lo, hi) rows of ``key`` in sorted fixed-width ``keys``."""
+    probe = np.bytes_(key.encode())
+    return int(np.searchsorted(keys, probe, "left")), int(np.searchsorted(keys, probe, "right"))
 
 
 class CatalogStore:
@@ -97,38 +136,169 @@ class CatalogStore:
         """Row of a product, or -1 for an unknown id."""
         return self._product_index.row(product_id)
 
+    @cached_property
+    def _records(self) -> BoundedCache:
+        return BoundedCache(RECORD_CACHE)
+
     def product(self, product_id: str) -> dict[str, Any] | None:
-        """One product as a dict (``attributes`` decoded), or None for an unknown id."""
+        """One product as a dict (``attributes`` decoded), or None for an unknown id.
+
+        The record is cached and shared: read it, never mutate it.
+        """
+        cache = self._records
+        key = ("p", product_id)
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
         row = self.product_row(product_id)
         if row < 0:
             return None
         record = self.products.row(row, named=True)
         record["attributes"] = json.loads(record["attributes"])
-        return record
+        return cache.put(key, record)
 
     def variants_of(self, product_id: str) -> list[dict[str, Any]]:
-        """A product's variants (empty for a product without variants or an unknown id)."""
-        keys = self._variant_keys
-        probe = np.bytes_(product_id.encode())
-        lo, hi = np.searchsorted(keys, probe, "left"), np.searchsorted(keys, probe, "right")
-        out = self.variants.slice(int(lo), int(hi - lo)).to_dicts()
+        """A product's variants (empty for a product without variants or an unknown id).
+
+        The list is cached and shared: read it, never mutate it.
+        """
+        cache = self._records
+        key = ("vs", product_id)
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+        if not isinstance(product_id, str) or not product_id:
+            return []
+        lo, hi = _sorted_slice(self._variant_keys, product_id)
+        out = self.variants.slice(lo, hi - lo).to_dicts()
         for v in out:
             v["attributes"] = json.loads(v["attributes"])
-        return out
+        return cache.put(key, out)
 
     def variant(self, variant_id: str) -> dict[str, Any] | None:
-        """One variant by id, or None."""
+        """One variant by id, or None (cached and shared: never mutate it)."""
+        cache = self._records
+        key = ("v", variant_id)
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
         row = self._variant_index.row(variant_id)
         if row < 0:
             return None
         record = self.variants.row(row, named=True)
         record["attributes"] = json.loads(record["attributes"])
-        return record
+        return cache.put(key, record)
+
+    # -- world: users, orders, order lines, visits (issue #6) ---------------------------------
+
+    @cached_property
+    def _users(self) -> pl.DataFrame:
+        return self._world_table("users")
+
+    @cached_property
+    def _user_index(self) -> IdIndex:
+        return IdIndex(self._users["user_id"])
+
+    @cached_property
+    def _orders(self) -> pl.DataFrame:
+        return self._world_table("orders").sort(["user_id", "placed_at"], maintain_order=True)
+
+    @cached_property
+    def _order_user_keys(self) -> np.ndarray:
+        return self._orders["user_id"].cast(pl.Binary).to_numpy().astype("S16")
+
+    @cached_property
+    def _order_index(self) -> IdIndex:
+        return IdIndex(self._orders["order_id"], width=ORDER_ID_WIDTH)
+
+    @cached_property
+    def _lines(self) -> pl.DataFrame:
+        return self._world_table("order_lines").sort(["order_id", "line_no"])
+
+    @cached_property
+    def _line_keys(self) -> np.ndarray:
+        return self._lines["order_id"].cast(pl.Binary).to_numpy().astype(f"S{ORDER_ID_WIDTH}")
+
+    @cached_property
+    def _visits(self) -> pl.DataFrame:
+        return self._world_table("visits").sort(["user_id", "ts"], maintain_order=True)
+
+    @cached_property
+    def _visit_keys(self) -> np.ndarray:
+        return self._visits["user_id"].cast(pl.Binary).to_numpy().astype("S16")
+
+    def _world_table(self, table: str) -> pl.DataFrame:
+        if not self.has_table(table):
+            raise DatasetError(
+                f"catalog {self.root} has no {table} table (build it with the world: "
+                "shopgen catalog writes users, orders, order_lines and visits)"
+            )
+        return self.read(table)
+
+    def user(self, user_id: str) -> dict[str, Any] | None:
+        """One customer as a dict, or None for an unknown id (cached: never mutate it)."""
+        hit = self._records.get(("u", user_id))
+        if hit is not None:
+            return hit
+        row = self._user_index.row(user_id)
+        return (
+            None if row < 0 else self._records.put(("u", user_id), self._users.row(row, named=True))
+        )
+
+    def orders_of(self, user_id: str) -> list[dict[str, Any]]:
+        """A customer's orders, oldest first (empty for an unknown id); O(log n), cached."""
+        if not isinstance(user_id, str) or not user_id or len(user_id) > 16:
+            return []
+        hit = self._records.get(("os", user_id))
+        if hit is not None:
+            return hit
+        lo, hi = _sorted_slice(self._order_user_keys, user_id)
+        return self._records.put(("os", user_id), self._orders.slice(lo, hi - lo).to_dicts())
+
+    def order(self, order_id: str) -> dict[str, Any] | None:
+        """One order by id (whoever it belongs to), or None; O(log n), cached."""
+        hit = self._records.get(("o", order_id))
+        if hit is not None:
+            return hit
+        row = self._order_index.row(order_id)
+        if row < 0:
+            return None
+        return self._records.put(("o", order_id), self._orders.row(row, named=True))
+
+    def lines_of(self, order_id: str) -> list[dict[str, Any]]:
+        """An order's lines by line number (empty for an unknown id); O(log n), cached."""
+        if not isinstance(order_id, str) or not order_id or len(order_id) > ORDER_ID_WIDTH:
+            return []
+        hit = self._records.get(("ls", order_id))
+        if hit is not None:
+            return hit
+        lo, hi = _sorted_slice(self._line_keys, order_id)
+        return self._records.put(("ls", order_id), self._lines.slice(lo, hi - lo).to_dicts())
+
+    def visits_of(self, user_id: str) -> list[dict[str, Any]]:
+        """A customer's visit events, oldest first (empty for an unknown id); O(log n)."""
+        if not isinstance(user_id, str) or not user_id or len(user_id) > 16:
+            return []
+        lo, hi = _sorted_slice(self._visit_keys, user_id)
+        return self._visits.slice(lo, hi - lo).to_dicts()
+
+    @cached_property
+    def policy_engine(self) -> Any:
+        """The store's :class:`~shopgen.gen.policy.PolicyEngine`, built once per store."""
+        from shopgen.gen.policy import PolicyEngine  # the taxonomy loads only when needed
+
+        return PolicyEngine.from_catalog(self)
+
+    @cached_property
+    def category_facts(self) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """Leaf category id → (department id, policy tags): the facts policy rules test."""
+        engine = self.policy_engine
+        return {c.id: (d.id, tuple(sorted(c.tags))) for d, c in engine.taxonomy.leaves()}
 
     def duckdb(self) -> duckdb.DuckDBPyConnection:
         """A fresh in-memory DuckDB connection with one view per table of the dataset."""
         con = duckdb.connect()
-        for table in sorted({e.table for e in self.manifest.files.values()}):
+        for table in sorted({e.table for r, e in self.manifest.files.items() if is_parquet(r)}):
             paths = ", ".join(f"'{p.as_posix()}'" for p in self.files(table))
             con.execute(f'CREATE VIEW "{table}" AS SELECT * FROM read_parquet([{paths}])')
         return con

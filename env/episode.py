@@ -1,0 +1,367 @@
+"""``ShopEnv``: play one task — reset to its opening, step through assistant messages.
+
+Rules of play (DESIGN §8, issue #6 §3):
+
+- each ``step`` is one assistant turn; at most ``B_tool`` tool-call items per turn are run, each
+  further item gets an ``over_budget`` error result (never silence);
+- the episode ends at the first assistant message with no tool call, or after ``T_max`` turns
+  (the tool results of that last turn are still returned);
+- every bad call becomes an error result the agent can read; nothing an agent writes makes
+  ``step`` raise. Misuse by the caller does: ``step`` before ``reset`` or after ``done``
+  (:class:`EpisodeError`), or a task row that is invalid or from another catalog
+  (:class:`TaskError`).
+
+The catalog (and its search index) is opened once and shared read-only by every env made with
+:meth:`ShopEnv.spawn` or built on the same :class:`CatalogStore`; an episode holds only its small
+:class:`~shopgen.env.state.EpisodeState`, so ``reset`` is O(1) in catalog size.
+
+The final ``step`` returns the verifier's :class:`~shopgen.env.verifier.Score` in ``info`` when the
+task's environment has one registered (``reward`` is its reward). Without a verifier the final
+reward is ``None`` and ``info["state"]`` carries the raw state summary; intermediate steps
+return reward ``0.0`` (rewards are terminal).
+
+>>> # env = ShopEnv("data/catalog"); obs = env.reset(row); obs, done, reward, info = env.step(msg)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from shopgen.env.parsing import ParseIssue, parse_assistant
+from shopgen.env.state import EpisodeState, ErrorRecord
+from shopgen.env.tools import REGISTRY, ToolContext, ToolError, invoke
+from shopgen.env.tools.dialogue import customer
+from shopgen.env.tools.registry import error_result
+from shopgen.env.user import compile_script
+from shopgen.env.verifier import get_verifier
+from shopgen.gen.store import CatalogStore
+from shopgen.schemas.errors import ConfigError, DatasetError, ShopgenError
+from shopgen.schemas.task import TaskRow
+
+#: Distinct tool lists remembered per catalog (tasks of one environment share one list).
+_TOOLS_CACHE_LIMIT = 256
+#: Validated task rows remembered per catalog (by object identity; see ``_Shared.prepare``).
+_PREPARED_LIMIT = 4096
+
+
+class EpisodeError(ShopgenError, RuntimeError):
+    """``step`` was called before ``reset`` or after the episode ended."""
+
+
+class TaskError(DatasetError):
+    """A task row cannot be played here: invalid, or drawn from another catalog."""
+
+
+class _Shared:
+    """What every env on one catalog shares: the store, the search index, parsed tool lists."""
+
+    __slots__ = ("prepared", "search", "search_opened", "store", "tools")
+
+    def __init__(self, store: CatalogStore, search: Any) -> None:
+        self.store = store
+        self.search = search
+        self.search_opened = search is not None
+        self.tools: dict[str, tuple[list[dict[str, Any]], frozenset[str]]] = {}
+        self.prepared: dict[int, tuple[Any, tuple[Any, ...], tuple]] = {}
+
+    def prepare(
+        self, task: dict[str, Any] | TaskRow
+    ) -> tuple[TaskRow, dict[str, Any], list[dict[str, Any]]]:
+        """:func:`_prepare` once per task object: a trainer resets the same rows many times.
+
+        The cache holds the row object itself and the identities of its values, so a hit needs
+        the very same, unmodified object (an ``id`` cannot be reused while the row is held,
+        and a value replaced in place misses).
+        """
+        key = id(task)
+        hit = self.prepared.get(key)
+        values = tuple(task.values()) if isinstance(task, dict) else ()
+        if (
+            hit is not None
+            and hit[0] is task
+            and len(hit[1]) == len(values)
+            and all(a is b for a, b in zip(hit[1], values, strict=True))
+        ):
+            return hit[2]
+        result = _prepare(task, self.store)
+        if len(self.prepared) >= _PREPARED_LIMIT:
+            self.prepared.clear()
+        self.prepared[key] = (task, values, result)
+        return result
+
+    def search_index(self) -> Any:
+        """The catalog's search index, opened on first need; None when it has none."""
+        if not self.search_opened:
+            self.search_opened = True
+            from shopgen.env.search import SearchIndex  # heavy imports only when searching
+
+            try:
+                self.search = SearchIndex.open(self.store.root, store=self.store)
+            except DatasetError:
+                self.search = None
+        return self.search
+
+    def offered(self, tools_json: str) -> tuple[list[dict[str, Any]], frozenset[str]]:
+        """A row's tool schemas and their names, parsed once per distinct list."""
+        hit = self.tools.get(tools_json)
+        if hit is not None:
+            return hit
+        try:
+            schemas = json.loads(tools_json)
+            names = [s["function"]["name"] for s in schemas]
+        except (json.JSONDecodeError, TypeError, KeyError) as exc:
+            raise TaskError(
+                f"task row tools is not a list of OpenAI function schemas ({exc})"
+            ) from None
+        unknown = [n for n in names if n not in REGISTRY]
+        if unknown:
+            raise TaskError(
+                f"task row offers tool {unknown[0]!r}, which this runtime does not have"
+            )
+        if len(self.tools) >= _TOOLS_CACHE_LIMIT:
+            self.tools.clear()
+        entry = (schemas, frozenset(names))
+        self.tools[tools_json] = entry
+        return entry
+
+
+def _prepare(
+    task: dict[str, Any] | TaskRow, store: CatalogStore
+) -> tuple[TaskRow, dict[str, Any], list[dict[str, Any]]]:
+    """Validate a row for ``store``: the task, its decoded episode and its opening messages.
+
+    Raises:
+        TaskError: see :meth:`ShopEnv.reset`.
+    """
+    try:
+        row = TaskRow.from_row(task)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "row"
+        raise TaskError(f"invalid task row: {where}: {first['msg']}") from None
+    if row.catalog_id != store.catalog_id:
+        raise TaskError(
+            f"task {row.task_id} was drawn from catalog {row.catalog_id}, "
+            f"but this env serves catalog {store.catalog_id}"
+        )
+    for axis in ("T_max", "B_tool"):
+        if not isinstance(row.theta.get(axis), int | float) or row.theta[axis] < 1:
+            raise TaskError(
+                f"task {row.task_id}: theta.{axis}={row.theta.get(axis)!r} must be >= 1"
+            )
+    try:
+        episode = json.loads(row.episode)
+    except json.JSONDecodeError as exc:
+        raise TaskError(f"task {row.task_id}: episode is not JSON ({exc.msg})") from None
+    if not isinstance(episode, dict):
+        raise TaskError(f"task {row.task_id}: episode must be a JSON object")
+    return row, episode, [m.model_dump() for m in row.messages]
+
+
+class ShopEnv:
+    """One playable episode at a time over a shared catalog.
+
+    Args:
+        catalog: a :class:`CatalogStore` (shared as is) or the path of a catalog dataset.
+        search: a ``SearchIndex`` to use, or None to open the catalog's own index on the
+            first task that offers ``catalog_search`` (tasks get an ``unavailable`` error
+            result when the catalog has no index).
+        score: False plays without the verifier (final reward None, as for an environment
+            without one): for exploring hand-made tasks that have no hidden goal.
+    """
+
+    __slots__ = ("_ctx", "_offered", "_score", "_shared", "_tools", "transcript")
+
+    def __init__(
+        self, catalog: CatalogStore | str | Path, *, search: Any = None, score: bool = True
+    ) -> None:
+        store = catalog if isinstance(catalog, CatalogStore) else CatalogStore(catalog)
+        self._shared = _Shared(store, search)
+        self._score = score
+        self._ctx: ToolContext | None = None
+        self._offered: frozenset[str] = frozenset()
+        self._tools: list[dict[str, Any]] = []
+        self.transcript: list[dict[str, Any]] = []
+
+    def spawn(self) -> ShopEnv:
+        """A new env on the same catalog and index (for running episodes side by side)."""
+        env = ShopEnv.__new__(ShopEnv)
+        env._shared = self._shared
+        env._score = self._score
+        env._ctx = None
+        env._offered = frozenset()
+        env._tools = []
+        env.transcript = []
+        return env
+
+    @property
+    def store(self) -> CatalogStore:
+        """The shared catalog."""
+        return self._shared.store
+
+    @property
+    def state(self) -> EpisodeState:
+        """The current episode's state (after ``reset``)."""
+        return self._require_ctx().state
+
+    @property
+    def task(self) -> TaskRow:
+        """The task being played (after ``reset``)."""
+        return self._require_ctx().task
+
+    @property
+    def done(self) -> bool:
+        """Whether the current episode has ended (False before ``reset``)."""
+        return self._ctx is not None and self._ctx.state.done
+
+    def reset(self, task: dict[str, Any] | TaskRow) -> dict[str, Any]:
+        """Start playing ``task``; returns ``{"messages": [system, user], "tools": [...]}``.
+
+        Raises:
+            TaskError: the row is invalid, offers unknown tools, lacks ``T_max``/``B_tool``,
+                or names another catalog.
+        """
+        row, episode, messages = self._shared.prepare(task)
+        self._tools, self._offered = self._shared.offered(row.tools)
+        search = self._shared.search_index() if "catalog_search" in self._offered else None
+        self._ctx = ToolContext.create(self._shared.store, row, episode, search)
+        self.transcript = [dict(m) for m in messages]
+        return {"messages": [dict(m) for m in messages], "tools": self._tools}
+
+    def step(
+        self, message: dict[str, Any] | str
+    ) -> tuple[dict[str, Any], bool, float | None, dict[str, Any]]:
+        """Play one assistant turn.
+
+        Args:
+            message: an OpenAI-style assistant dict (``content``, ``tool_calls``) or raw model
+                text with Qwen3 ``<tool_call>`` blocks.
+
+        Returns:
+            ``(observation, done, reward, info)``: the observation is ``{"messages": [tool
+            results]}``, followed by a ``{"role": "user"}`` message when the customer's
+            scheduled change of mind is due after this turn; reward is terminal (see the
+            module docstring).
+
+        Raises:
+            EpisodeError: before ``reset`` or after the episode ended.
+        """
+        ctx = self._require_ctx()
+        state = ctx.state
+        if state.done:
+            raise EpisodeError("the episode is over; call reset(task) to play another")
+        parsed = parse_assistant(message)
+        state.turns += 1
+        turn = state.turns
+        errors_before = len(state.errors)
+        self.transcript.append(_assistant_record(message))
+        results: list[dict[str, Any]] = []
+        budget = ctx.task.axis("B_tool")
+        for i, item in enumerate(parsed.items):
+            call_id = item.call_id or f"call_{turn}_{i}"
+            if i >= budget:
+                content = self._fail(
+                    turn,
+                    item.name,
+                    "over_budget",
+                    f"at most {budget} tool calls per turn; this call was not run",
+                )
+            elif isinstance(item, ParseIssue):
+                content = self._fail(turn, item.name, "parse", item.message)
+            else:
+                content, _ = invoke(ctx, item.name, item.arguments, self._offered, loose=item.loose)
+            results.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": call_id,
+                    "name": item.name or "",
+                    "content": content,
+                }
+            )
+        if parsed.calls_attempted:
+            state.calls_per_turn.append(len(parsed.items))
+        if parsed.calls_attempted and turn < ctx.task.axis("T_max"):
+            said = _customer_speaks(ctx, turn)
+            if said is not None:
+                results.append({"role": "user", "content": said})
+        self.transcript.extend(results)
+        info: dict[str, Any] = {
+            "turn": turn,
+            "errors": [_error_dict(e) for e in state.errors[errors_before:]],
+        }
+        if not parsed.calls_attempted or turn >= ctx.task.axis("T_max"):
+            state.done = True
+            state.final_text = parsed.content
+            return {"messages": results}, True, self._finish(info), info
+        return {"messages": results}, False, 0.0, info
+
+    def _fail(self, turn: int, tool: str | None, kind: str, message: str) -> str:
+        self._require_ctx().state.errors.append(ErrorRecord(turn, tool, kind, message))
+        return error_result(kind, message)
+
+    def _finish(self, info: dict[str, Any]) -> float | None:
+        """Fill the final ``info``; the verifier's reward, or None when there is no verifier."""
+        ctx = self._require_ctx()
+        info["state"] = ctx.state.summary()
+        verifier = get_verifier(ctx.task.env) if self._score else None
+        if verifier is None:
+            info["reward"] = None
+            return None
+        score = verifier(ctx.task, ctx.state, self.transcript)
+        info["score"] = score.to_dict()
+        info.update(
+            reward=score.reward,
+            r_task=score.r_task,
+            r_eff=score.r_eff,
+            r_hall=score.r_hall,
+            is_correct=score.is_correct,
+        )
+        return score.reward
+
+    def _require_ctx(self) -> ToolContext:
+        if self._ctx is None:
+            raise EpisodeError("no episode yet; call reset(task) before step()")
+        return self._ctx
+
+
+def _assistant_record(message: object) -> dict[str, Any]:
+    """The assistant message as the transcript keeps it: what the model wrote, unaltered.
+
+    Raw text keeps its blocks (re-parsing it gives the same calls and the same ``call_<turn>_<i>``
+    ids), so a transcript replays to the same results.
+    """
+    if isinstance(message, dict):
+        return {**message, "role": "assistant"}
+    return {"role": "assistant", "content": message if isinstance(message, str) else repr(message)}
+
+
+def _customer_speaks(ctx: ToolContext, turn: int) -> str | None:
+    """What the customer says unprompted after ``turn``: a scheduled switch that is due.
+
+    Only tasks whose user script schedules a switch pay for making the simulated user.
+    """
+    if ctx.user is None:
+        text = ctx.task.user_script
+        if '"switch"' not in text:
+            return None
+        try:
+            if compile_script(text).script.switch is None:  # cached per distinct script
+                return None
+        except ConfigError:
+            return None
+    try:
+        user = customer(ctx)
+    except ToolError:
+        return None
+    said = user.at_turn_end(turn)
+    if said is not None:
+        ctx.state.extra["switch_said_at"] = turn
+    return said
+
+
+def _error_dict(e: ErrorRecord) -> dict[str, Any]:
+    return {"tool": e.tool, "kind": e.kind, "protocol": e.protocol, "message": e.message}

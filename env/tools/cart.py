@@ -1,0 +1,162 @@
+"""Cart tools: add, view, change and remove lines, checked against episode stock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shopgen.env.state import CartKey
+from shopgen.env.tools.context import ToolContext
+from shopgen.env.tools.registry import ToolError, tool
+
+#: Most units of one line; a guard against absurd quantities, far above any task's need.
+MAX_QUANTITY = 99
+
+
+def _resolve(ctx: ToolContext, product_id: str, variant_id: str | None) -> tuple[dict, dict | None]:
+    """The product and variant a cart call names, or a ToolError saying what is wrong."""
+    product = ctx.product(product_id)
+    if variant_id is None:
+        if product["n_variants"] == 1:  # nothing to choose: the only variant is meant
+            only = ctx.store.variants_of(product_id)[0]
+            return product, only
+        if product["n_variants"] > 1:
+            raise ToolError(
+                f"{product_id} has {product['n_variants']} variants; pass a variant_id from "
+                "catalog_get_variants",
+                "refused",
+            )
+        return product, None
+    variant = ctx.store.variant(variant_id)
+    if variant is None:
+        raise ToolError(f"no variant with variant_id {variant_id!r}", "not_found")
+    if variant["product_id"] != product_id:
+        raise ToolError(
+            f"variant {variant_id} belongs to product {variant['product_id']}, not {product_id}",
+            "refused",
+        )
+    return product, variant
+
+
+def _check_stock(ctx: ToolContext, product: dict, variant: dict | None, wanted: int) -> None:
+    stock = ctx.stock(product, variant)
+    if stock <= 0:
+        raise ToolError(
+            f"{(variant or product).get('variant_id', product['product_id'])} is out of stock",
+            "refused",
+        )
+    if wanted > stock:
+        raise ToolError(f"only {stock} in stock; the cart would hold {wanted}", "refused")
+
+
+def _line_key(ctx: ToolContext, product_id: str, variant_id: str | None) -> CartKey:
+    """The cart line a remove/update names; without variant_id the product's only line."""
+    if variant_id is not None:
+        key = (product_id, variant_id)
+        if key not in ctx.state.cart:
+            raise ToolError(f"variant {variant_id} of {product_id} is not in the cart", "not_found")
+        return key
+    lines = [k for k in ctx.state.cart if k[0] == product_id]
+    if not lines:
+        raise ToolError(f"{product_id} is not in the cart", "not_found")
+    if len(lines) > 1:
+        raise ToolError(
+            f"the cart holds {len(lines)} variants of {product_id}; pass variant_id", "refused"
+        )
+    return lines[0]
+
+
+def cart_summary(ctx: ToolContext) -> dict[str, Any]:
+    """The cart as the agent sees it: lines with unit prices, the item count and the total."""
+    lines, total, items = [], 0.0, 0
+    for (pid, vid), quantity in ctx.state.cart.items():
+        product = ctx.store.product(pid)
+        variant = ctx.store.variant(vid) if vid is not None else None
+        unit = product["price"] + (variant["price_delta"] if variant else 0.0)
+        line = {"product_id": pid, "variant_id": vid, "title": product["title"]}
+        if variant is not None:
+            line["variant"] = variant["label"]
+        line.update(
+            quantity=quantity, unit_price=round(unit, 2), line_total=round(unit * quantity, 2)
+        )
+        lines.append(line)
+        total += unit * quantity
+        items += quantity
+    return {"lines": lines, "items": items, "total": round(total, 2)}
+
+
+def _check_quantity(quantity: int, low: int) -> None:
+    if not low <= quantity <= MAX_QUANTITY:
+        raise ToolError(
+            f"quantity={quantity} must be between {low} and {MAX_QUANTITY}", "bad_arguments"
+        )
+
+
+@tool("write")
+def cart_add(  # noqa: D417  (ctx is the runtime's, not the agent's)
+    ctx: ToolContext, product_id: str, variant_id: str | None = None, quantity: int = 1
+) -> dict[str, Any]:
+    """Add a product to the customer's cart; adding an item already there raises its quantity.
+
+    Args:
+        product_id: the product's id (e.g. B07XK3M9QZ), not a variant_id.
+        variant_id: the variant to buy (e.g. V3K9QZ2M7L from catalog_get_variants); required
+            when the product has several variants, optional when it has one or none.
+        quantity: how many units to add, at least 1 (default 1).
+    """
+    _check_quantity(quantity, 1)
+    product, variant = _resolve(ctx, product_id, variant_id)
+    key = (product_id, variant["variant_id"] if variant is not None else None)
+    total = ctx.state.cart.get(key, 0) + quantity
+    _check_quantity(total, 1)
+    _check_stock(ctx, product, variant, total)
+    ctx.state.cart[key] = total
+    return {
+        "added": {"product_id": product_id, "variant_id": key[1], "quantity": quantity},
+        "cart": cart_summary(ctx),
+    }
+
+
+@tool("read")
+def cart_view(ctx: ToolContext) -> dict[str, Any]:
+    """Show the customer's cart: each line's product, variant, quantity and price, and the total."""
+    return cart_summary(ctx)
+
+
+@tool("write")
+def cart_remove(ctx: ToolContext, product_id: str, variant_id: str | None = None) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+    """Remove a line from the customer's cart.
+
+    Args:
+        product_id: the product's id (e.g. B07XK3M9QZ), not a variant_id.
+        variant_id: which variant's line to remove; needed only when the cart holds several
+            variants of the product.
+    """
+    key = _line_key(ctx, product_id, variant_id)
+    del ctx.state.cart[key]
+    return {"removed": {"product_id": key[0], "variant_id": key[1]}, "cart": cart_summary(ctx)}
+
+
+@tool("write")
+def cart_update_quantity(  # noqa: D417  (ctx is the runtime's, not the agent's)
+    ctx: ToolContext, product_id: str, quantity: int, variant_id: str | None = None
+) -> dict[str, Any]:
+    """Set how many units of a cart line the customer buys; 0 removes the line.
+
+    Args:
+        product_id: the product's id (e.g. B07XK3M9QZ), not a variant_id.
+        quantity: the new number of units (0 removes the line).
+        variant_id: which variant's line to change; needed only when the cart holds several
+            variants of the product.
+    """
+    _check_quantity(quantity, 0)
+    key = _line_key(ctx, product_id, variant_id)
+    if quantity == 0:
+        del ctx.state.cart[key]
+    else:
+        product, variant = _resolve(ctx, *key)
+        _check_stock(ctx, product, variant, quantity)
+        ctx.state.cart[key] = quantity
+    return {
+        "updated": {"product_id": key[0], "variant_id": key[1], "quantity": quantity},
+        "cart": cart_summary(ctx),
+    }

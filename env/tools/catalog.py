@@ -1,0 +1,101 @@
+"""Catalog tools: look a product up, list its variants, search the catalog."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shopgen.env.tools.context import ToolContext
+from shopgen.env.tools.registry import ToolError, tool
+from shopgen.gen.seeding import stable_hash
+
+#: Characters of a product description a detail result shows (keeps results compact).
+DESCRIPTION_CHARS = 400
+
+
+@tool("read")
+def catalog_get_product(ctx: ToolContext, product_id: str) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+    """Get one product's details: title, brand, category, price, rating, stock, attributes.
+
+    Args:
+        product_id: the product's id as shown by a search or another tool (e.g. B07XK3M9QZ),
+            not a variant_id.
+    """
+    p = ctx.product(product_id)
+    description = p["description"]
+    if len(description) > DESCRIPTION_CHARS:
+        description = description[:DESCRIPTION_CHARS].rsplit(" ", 1)[0] + "…"
+    return {
+        "product_id": p["product_id"],
+        "title": p["title"],
+        "brand": p["brand"],
+        "category": p["category_path"],
+        "price": round(p["price"], 2),
+        "list_price": round(p["list_price"], 2),
+        "rating": round(p["rating"], 1),
+        "rating_count": p["rating_count"],
+        "stock_qty": ctx.stock(p),
+        "ship_days": p["ship_days"],
+        "n_variants": p["n_variants"],
+        "attributes": p["attributes"],
+        "description": description,
+    }
+
+
+@tool("read")
+def catalog_get_variants(ctx: ToolContext, product_id: str) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+    """List a product's variants (color, size, capacity…) with their variant_id, price and stock.
+
+    Use the variant_id from this list with cart_add when a product has variants.
+
+    Args:
+        product_id: the product's id (e.g. B07XK3M9QZ), not a variant_id.
+    """
+    p = ctx.product(product_id)
+    variants = ctx.store.variants_of(p["product_id"])
+    if not variants:
+        return {
+            "product_id": p["product_id"],
+            "variants": [],
+            "note": "this product has no variants; call cart_add without variant_id",
+        }
+    return {
+        "product_id": p["product_id"],
+        "variants": [
+            {
+                "variant_id": v["variant_id"],
+                "label": v["label"],
+                "attributes": v["attributes"],
+                "price": round(p["price"] + v["price_delta"], 2),
+                "stock_qty": ctx.stock(p, v),
+            }
+            for v in variants
+        ],
+    }
+
+
+@tool("read")
+def catalog_search(ctx: ToolContext, query: str) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+    """Search the store's catalog by keywords; returns product cards, best match first.
+
+    Args:
+        query: what to look for, in words (e.g. "waterproof hiking boots size 10"); product
+            ids are returned by the search, not searched for.
+    """
+    if ctx.search is None:
+        raise ToolError(
+            "catalog search is not available: this catalog has no search index", "unavailable"
+        )
+    calls = ctx.state.extra.get("search_calls", 0)
+    ctx.state.extra["search_calls"] = calls + 1
+    task = ctx.task
+    cards = ctx.search.search(
+        query,
+        top_k=task.axis("top_k"),
+        eps_rank=float(task.theta["eps_rank"]),
+        oos_ids=ctx.out_of_stock,
+        # Keyed by the task, not the run's root seed alone, so two tasks of one run that
+        # search the same words see independent distractors.
+        seed=stable_hash(task.seed, task.task_id, bits=64) >> 1,
+        call_index=calls,
+    )
+    return {"results": [c.model_dump() for c in cards]}

@@ -1,0 +1,90 @@
+"""What a tool sees: the shared catalog, this episode's state and its hidden episode data.
+
+The episode JSON of a task row (written by the task generators) may carry, besides what other
+environments add:
+
+- ``visit_history``: ``[{"product_id", "title", "viewed_at"}]``, the customer's recent views,
+  newest first, shown by ``user_get_visit_history``;
+- ``stock_overrides``: ``{product_id or variant_id: units}``, stock in this episode;
+- ``out_of_stock``: product or variant ids with no stock in this episode (wins over overrides).
+
+The full list of keys, with the ones the order and return tools read (``user_id``, ``today``,
+``order_ids``, ``item_condition``), is :class:`shopgen.schemas.task.EpisodeSpec`.
+
+Only this episode's small values are copied; catalog rows are looked up on demand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from shopgen.env.state import EpisodeState
+from shopgen.env.tools.registry import ToolError
+from shopgen.gen.store import CatalogStore
+from shopgen.schemas.task import TaskRow
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """One episode's view for tools.
+
+    Attributes:
+        store: the shared, read-only catalog.
+        task: the task being played.
+        state: this episode's mutable state.
+        episode: the task's decoded episode JSON.
+        search: the shared search index, or None when the catalog has none.
+        stock_overrides: id → units in this episode.
+        out_of_stock: ids with no stock in this episode.
+        user: the simulated customer (:class:`shopgen.env.user.SimulatedUser`), or None
+            until the agent first asks.
+    """
+
+    store: CatalogStore
+    task: TaskRow
+    state: EpisodeState
+    episode: dict[str, Any]
+    search: Any = None
+    stock_overrides: dict[str, int] = field(default_factory=dict)
+    out_of_stock: frozenset[str] = frozenset()
+    user: Any = None  # the episode's SimulatedUser, made on the first ask_user (issue #6)
+
+    @classmethod
+    def create(
+        cls, store: CatalogStore, task: TaskRow, episode: dict[str, Any], search: Any
+    ) -> ToolContext:
+        """A context with the episode's stock rules read once."""
+        overrides = episode.get("stock_overrides") or {}
+        return cls(
+            store=store,
+            task=task,
+            state=EpisodeState(),
+            episode=episode,
+            search=search,
+            stock_overrides={str(k): int(v) for k, v in overrides.items()},
+            out_of_stock=frozenset(map(str, episode.get("out_of_stock") or ())),
+        )
+
+    def product(self, product_id: str) -> dict[str, Any]:
+        """A product record, or ToolError ``not_found`` (which says so when it is a variant id)."""
+        record = self.store.product(product_id)
+        if record is not None:
+            return record
+        variant = self.store.variant(product_id)
+        if variant is not None:
+            raise ToolError(
+                f"{product_id} is a variant_id, not a product_id; its product_id is {variant['product_id']}",
+                "not_found",
+            )
+        raise ToolError(f"no product with product_id {product_id!r}", "not_found")
+
+    def stock(self, product: dict[str, Any], variant: dict[str, Any] | None = None) -> int:
+        """Units available in this episode for a product, or for one of its variants."""
+        pid = product["product_id"]
+        key = variant["variant_id"] if variant is not None else pid
+        if pid in self.out_of_stock or key in self.out_of_stock:
+            return 0
+        if key in self.stock_overrides:
+            return self.stock_overrides[key]
+        return int((variant or product)["stock_qty"])

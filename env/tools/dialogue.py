@@ -1,0 +1,42 @@
+"""Talking to the customer: ``ask_user`` answered by the simulated user (issue #6 §4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shopgen.env.tools.context import ToolContext
+from shopgen.env.tools.registry import ToolError, tool
+from shopgen.env.user import SimulatedUser, compile_script
+from shopgen.schemas.errors import ConfigError
+
+#: Longest question accepted (a question, not a document).
+MAX_QUESTION_CHARS = 500
+
+
+def customer(ctx: ToolContext) -> SimulatedUser:
+    """The episode's simulated customer, made from the task's user script on first need."""
+    if ctx.user is None:
+        try:
+            compiled = compile_script(ctx.task.user_script)
+        except ConfigError as exc:
+            raise ToolError(f"the customer cannot answer: {exc}", "unavailable") from None
+        ctx.user = SimulatedUser(compiled, ctx.task.env, ctx.task.seed, ctx.task.task_id)
+    return ctx.user
+
+
+@tool("read")
+def ask_user(ctx: ToolContext, question: str) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+    """Ask the customer a clarifying question; returns their reply.
+
+    Args:
+        question: one question for the customer (e.g. "Which colour and size would you like?").
+    """
+    if not question.strip():
+        raise ToolError("question is empty; ask the customer something", "bad_arguments")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise ToolError(f"question is longer than {MAX_QUESTION_CHARS} characters", "bad_arguments")
+    user = customer(ctx)
+    out = user.reply(question, ctx.state.turns)
+    ctx.state.extra["questions"] = user.questions
+    ctx.state.extra["revealed_slots"] = user.revealed
+    return out

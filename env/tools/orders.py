@@ -1,0 +1,140 @@
+"""Order tools: the customer's orders, one order's status, tracking and lines.
+
+The customer is the episode's ``user_id``; an order of anyone else is reported exactly like an
+unknown id (``not_found``), so an agent can neither read nor probe another customer's orders.
+An episode may narrow the history to ``order_ids`` (the H_orders(d) orders of a task).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from shopgen.env.tools.context import ToolContext
+from shopgen.env.tools.registry import ToolError, tool
+
+#: Characters of a product title an order listing shows.
+TITLE_CHARS = 60
+
+
+def customer_id(ctx: ToolContext) -> str:
+    """The episode's customer, or ToolError ``unavailable`` when the task names none."""
+    uid = ctx.episode.get("user_id")
+    if not isinstance(uid, str) or not uid:
+        raise ToolError("this conversation has no signed-in customer", "unavailable")
+    return uid
+
+
+def customer_orders(ctx: ToolContext) -> list[dict[str, Any]]:
+    """The orders this episode shows for its customer, newest first."""
+    uid = customer_id(ctx)
+    orders = ctx.store.orders_of(uid)
+    allowed = ctx.episode.get("order_ids")
+    if allowed is not None:
+        keep = set(allowed)
+        orders = [o for o in orders if o["order_id"] in keep]
+    return orders[::-1]
+
+
+def own_order(ctx: ToolContext, order_id: str) -> dict[str, Any]:
+    """The customer's order ``order_id``, or ToolError ``not_found`` (also for others' orders)."""
+    order = ctx.store.order(order_id.strip()) if isinstance(order_id, str) else None
+    allowed = ctx.episode.get("order_ids")
+    if (
+        order is None
+        or order["user_id"] != customer_id(ctx)
+        or (allowed is not None and order["order_id"] not in allowed)
+    ):
+        raise ToolError(
+            f"no order {order_id!r} for this customer; orders_list shows their order ids",
+            "not_found",
+        )
+    return order
+
+
+def _day(value: datetime | date | None) -> str | None:
+    return None if value is None else value.isoformat()[:10]
+
+
+def _title(ctx: ToolContext, product_id: str) -> str:
+    product = ctx.store.product(product_id)
+    title = product["title"] if product else product_id
+    return title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def line_status(ctx: ToolContext, order_id: str, line: dict[str, Any]) -> str:
+    """A line's status including returns and exchanges started in this episode."""
+    started = ctx.state.extra.get("return_lines", {})
+    return started.get(f"{order_id}#{line['line_no']}", line["status"])
+
+
+@tool("read")
+def orders_list(ctx: ToolContext) -> dict[str, Any]:
+    """List this customer's orders, newest first: order_id, date, status, total and items.
+
+    Use an order_id from this list with order_get_details or the return tools.
+    """
+    out = []
+    for o in customer_orders(ctx):
+        lines = ctx.store.lines_of(o["order_id"])
+        out.append(
+            {
+                "order_id": o["order_id"],
+                "placed_on": _day(o["placed_at"]),
+                "status": o["status"],
+                "total": round(o["total"], 2),
+                "items": [
+                    {
+                        "product_id": ln["product_id"],
+                        "title": _title(ctx, ln["product_id"]),
+                        "quantity": ln["quantity"],
+                    }
+                    for ln in lines
+                ],
+            }
+        )
+    return {"orders": out, "count": len(out)}
+
+
+@tool("read")
+def order_get_details(ctx: ToolContext, order_id: str) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+    """Get one order's status, shipping method, tracking, delivery dates and lines.
+
+    Args:
+        order_id: the order's id as shown by orders_list (e.g. 659-0005725-1139123).
+    """
+    o = own_order(ctx, order_id)
+    lines = []
+    for ln in ctx.store.lines_of(o["order_id"]):
+        entry: dict[str, Any] = {
+            "line_no": ln["line_no"],
+            "product_id": ln["product_id"],
+            "title": _title(ctx, ln["product_id"]),
+        }
+        if ln["variant_id"] is not None:
+            variant = ctx.store.variant(ln["variant_id"])
+            entry["variant_id"] = ln["variant_id"]
+            entry["variant"] = variant["label"] if variant else None
+        entry.update(
+            quantity=ln["quantity"],
+            unit_price=round(ln["unit_price"], 2),
+            line_total=round(ln["line_total"], 2),
+            status=line_status(ctx, o["order_id"], ln),
+        )
+        lines.append(entry)
+    return {
+        "order_id": o["order_id"],
+        "status": o["status"],
+        "placed_on": _day(o["placed_at"]),
+        "ship_method": o["ship_method"],
+        "shipped_on": _day(o["shipped_at"]),
+        "delivered_on": _day(o["delivered_at"]),
+        "eta": _day(o["eta"]),
+        "cancelled_on": _day(o["cancelled_at"]),
+        "carrier": o["carrier"],
+        "tracking_number": o["tracking_number"],
+        "subtotal": round(o["subtotal"], 2),
+        "shipping_cost": round(o["shipping_cost"], 2),
+        "total": round(o["total"], 2),
+        "lines": lines,
+    }

@@ -1,0 +1,53 @@
+"""Recommending products: the structured answer of discovery, substitution and bundle tasks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shopgen.env.tools.context import ToolContext
+from shopgen.env.tools.registry import ToolError, tool
+
+#: Most products one recommendation may name (k_rec(d) is at most 10; this only bounds abuse).
+MAX_RECOMMENDED = 20
+
+
+@tool("write")
+def recommend_products(ctx: ToolContext, product_ids: list[str]) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+    """Recommend products to the customer, best first; a new call replaces the previous list.
+
+    Args:
+        product_ids: product ids to show the customer (e.g. ["B07XK3M9QZ", "B01N5IB20Q"]), as
+            returned by the catalog tools; product ids, not variant_ids.
+    """
+    if not product_ids:
+        raise ToolError("product_ids is empty; recommend at least one product", "bad_arguments")
+    if len(product_ids) > MAX_RECOMMENDED:
+        raise ToolError(
+            f"recommend at most {MAX_RECOMMENDED} products, got {len(product_ids)}", "bad_arguments"
+        )
+    seen: set[str] = set()
+    facts: dict[str, dict[str, Any]] = {}
+    for pid in product_ids:
+        if pid in seen:
+            raise ToolError(f"product_ids lists {pid} twice", "bad_arguments")
+        seen.add(pid)
+        p = ctx.product(pid)  # not_found for an unknown id (and says so for a variant id)
+        facts[pid] = _facts(ctx, p)
+    ctx.state.recommendations = list(product_ids)
+    # Verifiers have no catalog handle: what they grade (constraints, stock in this episode)
+    # is recorded here, by the runtime, so a replayed transcript cannot fake it.
+    ctx.state.extra["recommended_facts"] = facts
+    return {"recommended": list(product_ids), "count": len(product_ids)}
+
+
+def _facts(ctx: ToolContext, p: dict[str, Any]) -> dict[str, Any]:
+    """The gradable facts of a recommended product, with its stock in this episode."""
+    return {
+        "category_id": p["category_id"],
+        "price": float(p["price"]),
+        "rating": float(p["rating"]),
+        "ship_days": int(p["ship_days"]),
+        "brand": p["brand"],
+        "attributes": dict(p["attributes"]),
+        "stock_qty": ctx.stock(p),
+    }

@@ -1,0 +1,322 @@
+"""The tool registry: one decorated function per tool, its OpenAI schema derived from it.
+
+A tool is a plain function ``fn(ctx, **arguments) -> dict`` decorated with :func:`tool`. Its
+type-annotated signature gives the JSON Schema types (``X | None`` or a default → not
+required), and its Google docstring gives the description and each argument's text, so the
+schema the agent sees cannot drift from the code that runs (STYLE §5, tau2's
+``environment/tool.py``). Tools raise :class:`ToolError`; :func:`invoke` is the single boundary
+that turns every failure into an error result, records used and shown ids, and never raises.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from shopgen.env.state import ErrorRecord
+
+ToolKind = Literal["read", "write"]
+
+#: Every registered tool, by name. Filled by importing the tool modules (see ``__init__``).
+REGISTRY: dict[str, ToolSpec] = {}
+
+_JSON_TYPES: dict[type, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+_SECTION = re.compile(r"^(Args|Returns|Raises|Examples?|Note):\s*$")
+_ARG_LINE = re.compile(r"^(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
+_INT_TEXT = re.compile(r"^[+-]?\d+$")
+
+
+class ToolError(Exception):
+    """A tool cannot do what was asked; the message is shown to the agent.
+
+    Args:
+        message: one short sentence the agent can act on.
+        kind: an :data:`~shopgen.env.state.ErrorKind`, ``refused`` by default.
+    """
+
+    def __init__(self, message: str, kind: str = "refused") -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One argument: its name, annotation, whether it is required, and its schema."""
+
+    name: str
+    annotation: Any
+    required: bool
+    schema: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A registered tool."""
+
+    name: str
+    kind: ToolKind
+    fn: Callable[..., Any]
+    params: tuple[Param, ...]
+    schema: dict[str, Any]
+
+    def validate(self, arguments: dict[str, Any], *, loose: bool = False) -> dict[str, Any]:
+        """Arguments checked against the signature, converted where ``loose``.
+
+        Raises:
+            ToolError: kind ``bad_arguments`` for a missing, extra or ill-typed argument.
+        """
+        known = {p.name for p in self.params}
+        extra = sorted(set(arguments) - known)
+        if extra:
+            allowed = ", ".join(sorted(known)) or "none"
+            raise ToolError(
+                f"{self.name} has no argument {extra[0]!r} (arguments: {allowed})", "bad_arguments"
+            )
+        out: dict[str, Any] = {}
+        for p in self.params:
+            if p.name not in arguments:
+                if p.required:
+                    raise ToolError(f"{self.name} needs argument {p.name!r}", "bad_arguments")
+                continue
+            out[p.name] = _convert(self.name, p.name, arguments[p.name], p.annotation, loose)
+        return out
+
+
+def tool(kind: ToolKind) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register ``fn`` as a tool named after it, tagged ``read`` or ``write``."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        spec = build_spec(fn, kind)
+        if spec.name in REGISTRY:
+            raise ValueError(f"tool {spec.name!r} is registered twice")
+        REGISTRY[spec.name] = spec
+        return fn
+
+    return register
+
+
+def build_spec(fn: Callable[..., Any], kind: ToolKind) -> ToolSpec:
+    """The spec of ``fn``: parameters after the first (the context), schema from the docstring."""
+    hints = typing.get_type_hints(fn)
+    summary, arg_docs = parse_docstring(inspect.getdoc(fn) or "")
+    params = []
+    for name, parameter in list(inspect.signature(fn).parameters.items())[1:]:
+        annotation = hints[name]
+        optional = _is_optional(annotation)
+        has_default = parameter.default is not inspect.Parameter.empty
+        if name not in arg_docs:
+            raise ValueError(f"tool {fn.__name__}: argument {name!r} has no docstring entry")
+        schema = {**_json_schema(_strip_none(annotation)), "description": arg_docs[name]}
+        params.append(Param(name, annotation, not (optional or has_default), schema))
+    schema = {
+        "type": "function",
+        "function": {
+            "name": fn.__name__,
+            "description": summary,
+            "parameters": {
+                "type": "object",
+                "properties": {p.name: p.schema for p in params},
+                "required": [p.name for p in params if p.required],
+                "additionalProperties": False,
+            },
+        },
+    }
+    return ToolSpec(fn.__name__, kind, fn, tuple(params), schema)
+
+
+def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """A Google docstring's description (text before the sections) and its ``Args`` entries."""
+    summary: list[str] = []
+    args: dict[str, str] = {}
+    section: str | None = None
+    current: str | None = None
+    for line in doc.splitlines():
+        header = _SECTION.match(line.strip())
+        if header and not line.startswith(" "):
+            section, current = header.group(1), None
+            continue
+        if section is None:
+            summary.append(line.strip())
+        elif section == "Args" and line.strip():
+            match = _ARG_LINE.match(line.strip())
+            if match and len(line) - len(line.lstrip()) <= 4:
+                current = match.group(1)
+                args[current] = match.group(2).strip()
+            elif current:
+                args[current] = f"{args[current]} {line.strip()}"
+    text = " ".join(" ".join(summary).split())
+    return text, args
+
+
+def _is_optional(annotation: Any) -> bool:
+    return type(None) in typing.get_args(annotation) and _is_union(annotation)
+
+
+def _is_union(annotation: Any) -> bool:
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType)
+
+
+def _strip_none(annotation: Any) -> Any:
+    if not _is_union(annotation):
+        return annotation
+    rest = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if len(rest) != 1:
+        raise TypeError(f"unsupported union {annotation!r}")
+    return rest[0]
+
+
+def _json_schema(annotation: Any) -> dict[str, Any]:
+    if annotation in _JSON_TYPES:
+        return {"type": _JSON_TYPES[annotation]}
+    if typing.get_origin(annotation) is list:
+        (item,) = typing.get_args(annotation)
+        return {"type": "array", "items": _json_schema(item)}
+    raise TypeError(f"unsupported tool argument type {annotation!r}")
+
+
+def _convert(tool_name: str, name: str, value: Any, annotation: Any, loose: bool) -> Any:
+    """``value`` as ``annotation``, or a ToolError naming the argument and the expected type."""
+    if value is None and _is_optional(annotation):
+        return None
+    target = _strip_none(annotation)
+    if loose and isinstance(value, str) and target is not str:
+        value = _from_text(value, target)
+    if target is str and isinstance(value, str):
+        return value
+    if target is bool and isinstance(value, bool):
+        return value
+    if target is int and not isinstance(value, bool):
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+    if target is float and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if typing.get_origin(target) is list and isinstance(value, list):
+        (item,) = typing.get_args(target)
+        return [_convert(tool_name, f"{name}[{i}]", v, item, loose) for i, v in enumerate(value)]
+    expected = _json_schema(target)["type"]
+    if expected == "array":
+        expected = f"array of {_json_schema(target)['items']['type']}"
+    raise ToolError(
+        f"{tool_name}: argument {name!r} must be {expected}, got {_json_name(value)}",
+        "bad_arguments",
+    )
+
+
+def _from_text(text: str, target: Any) -> Any:
+    """A ``<parameter=…>`` value converted to the declared type; unchanged when it cannot be."""
+    stripped = text.strip()
+    if target is int and _INT_TEXT.match(stripped):
+        return int(stripped)
+    if target is bool and stripped.lower() in ("true", "false"):
+        return stripped.lower() == "true"
+    if target is float:
+        try:
+            return float(stripped)
+        except ValueError:
+            return text
+    if typing.get_origin(target) is list:
+        try:
+            return json.loads(stripped)
+        except json.JSONDecodeError:
+            return text
+    return text
+
+
+def _json_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return {str: "string", int: "integer", float: "number", list: "array", dict: "object"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def error_result(kind: str, message: str) -> str:
+    """The JSON text of an error result."""
+    return json.dumps(
+        {"error": kind, "message": message}, ensure_ascii=False, separators=(",", ":")
+    )
+
+
+def _collect_ids(value: Any, products: set[str], variants: set[str]) -> None:
+    """Every ``product_id`` / ``variant_id`` / ``product_ids`` value anywhere in ``value``."""
+    # Iterative, and only containers are pushed: this runs on every tool result (hot path).
+    stack = [value]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        if type(node) is dict:
+            for key, item in node.items():
+                kind = type(item)
+                if kind is str:
+                    if key == "product_id":
+                        products.add(item)
+                    elif key == "variant_id":
+                        variants.add(item)
+                elif kind is list:
+                    if key == "product_ids":
+                        products.update(i for i in item if isinstance(i, str))
+                    else:
+                        push(item)
+                elif kind is dict:
+                    push(item)
+        elif type(node) is list:
+            for item in node:
+                if type(item) is dict or type(item) is list:
+                    push(item)
+
+
+def invoke(
+    ctx: Any, name: str, arguments: dict[str, Any], offered: frozenset[str], *, loose: bool = False
+) -> tuple[str, ErrorRecord | None]:
+    """Run one call against an episode; the only place tool failures become results.
+
+    Args:
+        ctx: the episode's :class:`~shopgen.env.tools.context.ToolContext`.
+        name: the tool name the agent wrote.
+        arguments: its arguments (from :mod:`shopgen.env.parsing`).
+        offered: the tool names this episode offers.
+        loose: argument values are raw text still to convert (the ``<parameter=…>`` format).
+
+    Returns:
+        The result's JSON text, and the error record when the call failed (also appended to
+        ``ctx.state.errors``).
+    """
+    state = ctx.state
+    spec = REGISTRY.get(name)
+    try:
+        if spec is None:
+            raise ToolError(
+                f"there is no tool {name!r}; tools: {', '.join(sorted(offered))}", "unknown_tool"
+            )
+        if name not in offered:
+            raise ToolError(
+                f"{name} is not available here; tools: {', '.join(sorted(offered))}", "not_offered"
+            )
+        args = spec.validate(arguments, loose=loose)
+        for key in ("product_id", "product_ids"):
+            value = args.get(key)
+            for pid in value if isinstance(value, list) else [value] if value else []:
+                state.note_used(pid)
+        state.tool_calls.append((state.turns, name, args))
+        result = spec.fn(ctx, **args)
+    except ToolError as exc:
+        record = ErrorRecord(state.turns, name, exc.kind, exc.message)
+        state.errors.append(record)
+        return error_result(exc.kind, exc.message), record
+    products: set[str] = set()
+    variants: set[str] = set()
+    _collect_ids(result, products, variants)
+    state.shown_ids.update(products)
+    state.shown_variant_ids.update(variants)
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":")), None

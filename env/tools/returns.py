@@ -1,0 +1,340 @@
+"""Return and exchange tools: every eligibility, window and fee comes from the policy engine.
+
+The facts a rule tests are read from the catalog and the episode, never from the agent: the
+line's category, department and policy tags, the customer's membership tier, whole days since
+delivery counted to the end of the episode's ``today``, the item's condition (episode
+``item_condition``, unopened by default), the unit price and quantity. Only the reason and the
+return method come from the agent (which it learns from the customer). A request the store
+declines (not returnable, outside the window, method not offered) is an error result of kind
+``refused`` naming the rule's explanation, not a crash.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from shopgen.env.tools.context import ToolContext
+from shopgen.env.tools.orders import customer_id, line_status, own_order
+from shopgen.env.tools.registry import ToolError, tool
+from shopgen.gen.seeding import stable_hash
+from shopgen.gen.store import BoundedCache
+from shopgen.schemas.policy import FACT_VALUES
+
+#: Decisions remembered per store (topic + the facts its rules test → Decision).
+DECISION_CACHE = 65536
+
+REASONS: tuple[str, ...] = FACT_VALUES["reason"]
+METHODS: tuple[str, ...] = FACT_VALUES["return_method"]
+
+
+class _Decisions:
+    """``engine.evaluate`` memoised on the facts a topic's rules actually test.
+
+    Evaluating renders the deciding rule's sentence (Jinja), so repeated questions about the
+    same kind of line are the bulk of a return check. Keying on only the tested facts lets
+    lines that differ in an untested fact (a price, a day count) share one entry; the decision
+    is the engine's own, so nothing about the answer changes.
+    """
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        self.facts = {
+            topic: tuple(sorted({c.fact for r in engine.rules_of(topic) for c in r.when}))
+            for topic in engine.order
+        }
+        self.cache = BoundedCache(DECISION_CACHE)
+
+    def evaluate(self, topic: str, facts: dict[str, Any]) -> Any:
+        """The engine's decision for ``facts``."""
+        key = (topic, *(_frozen(facts.get(name)) for name in self.facts[topic]))
+        hit = self.cache.get(key)
+        if hit is None:
+            hit = self.cache.put(key, self.engine.evaluate(topic, facts))
+        return hit
+
+    def eligibility(self, facts: dict[str, Any]) -> Any:
+        """The engine's ``return_eligibility`` (returnable, window, days since delivery)."""
+        names = (*self.facts["returnable"], *self.facts["return_window"], "days_since_delivery")
+        key = ("eligibility", *(_frozen(facts.get(name)) for name in names))
+        hit = self.cache.get(key)
+        if hit is None:
+            hit = self.cache.put(key, self.engine.return_eligibility(facts))
+        return hit
+
+
+def _frozen(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+_DECISIONS: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def decisions(store: Any) -> _Decisions:
+    """The store's memoised policy decisions (made on first use, dropped with the store)."""
+    found = _DECISIONS.get(store)
+    if found is None:
+        found = _DECISIONS[store] = _Decisions(store.policy_engine)
+    return found
+
+
+def episode_today(ctx: ToolContext) -> date:
+    """The episode's simulated date (the catalog's ``today`` when the episode names none)."""
+    raw = ctx.episode.get("today") or ctx.store.manifest.config.get("today")
+    try:
+        return date.fromisoformat(str(raw))
+    except ValueError:
+        raise ToolError(f"the episode's today={raw!r} is not a date", "unavailable") from None
+
+
+def _line(ctx: ToolContext, order: dict, product_id: str, variant_id: str | None) -> dict:
+    lines = [
+        ln
+        for ln in ctx.store.lines_of(order["order_id"])
+        if ln["product_id"] == product_id and (variant_id is None or ln["variant_id"] == variant_id)
+    ]
+    if not lines:
+        raise ToolError(
+            f"order {order['order_id']} has no line with product {product_id}"
+            + (f" and variant {variant_id}" if variant_id else ""),
+            "not_found",
+        )
+    if len(lines) > 1:
+        raise ToolError(
+            f"order {order['order_id']} has {len(lines)} lines of {product_id}; pass variant_id",
+            "bad_arguments",
+        )
+    return lines[0]
+
+
+def _facts(ctx: ToolContext, order: dict, line: dict, reason: str) -> dict[str, Any]:
+    product = ctx.product(line["product_id"])
+    department, tags = ctx.store.category_facts.get(product["category_id"], ("", ()))
+    user = ctx.store.user(customer_id(ctx))
+    facts: dict[str, Any] = {
+        "category": product["category_id"],
+        "department": department,
+        "tags": list(tags),
+        "tier": user["tier"] if user else "none",
+        "item_condition": (ctx.episode.get("item_condition") or {}).get(
+            line["product_id"], "unopened"
+        ),
+        "reason": reason,
+        "price": float(line["unit_price"]),
+        "quantity": int(line["quantity"]),
+    }
+    delivered: datetime | None = order["delivered_at"]
+    if delivered is not None:
+        end_of_today = datetime.combine(episode_today(ctx) + timedelta(days=1), datetime.min.time())
+        facts["days_since_delivery"] = max(0, (end_of_today - delivered).days)
+    return facts
+
+
+def _check_reason(reason: str) -> str:
+    if reason not in REASONS:
+        raise ToolError(
+            f"reason must be one of {', '.join(REASONS)}; got {reason!r}", "bad_arguments"
+        )
+    return reason
+
+
+def _check_method(method: str) -> str:
+    if method not in METHODS:
+        raise ToolError(
+            f"method must be one of {', '.join(METHODS)}; got {method!r}", "bad_arguments"
+        )
+    return method
+
+
+def assess(
+    ctx: ToolContext, order_id: str, product_id: str, variant_id: str | None, reason: str
+) -> dict[str, Any]:
+    """Everything the store decides about returning one line: eligibility, window, fees."""
+    memo = decisions(ctx.store)
+    order = own_order(ctx, order_id)
+    line = _line(ctx, order, product_id, variant_id)
+    status = line_status(ctx, order["order_id"], line)
+    out: dict[str, Any] = {
+        "order_id": order["order_id"],
+        "line_no": line["line_no"],
+        "product_id": line["product_id"],
+        "variant_id": line["variant_id"],
+        "quantity": line["quantity"],
+        "line_total": round(line["line_total"], 2),
+        "reason": reason,
+    }
+    if order["status"] != "delivered":
+        return {
+            **out,
+            "eligible": False,
+            "explanation": f"the order is {order['status']}; "
+            "only delivered orders can be returned or exchanged",
+        }
+    if status != "active":
+        return {**out, "eligible": False, "explanation": f"this item is already {status}"}
+    facts = _facts(ctx, order, line, reason)
+    decision = memo.eligibility(facts)
+    window = memo.evaluate("return_window", facts)
+    fee = memo.evaluate("restocking_fee", facts)
+    fee_pct = float(fee.value) if fee else 0.0
+    methods = []
+    for method in METHODS:
+        mf = {**facts, "return_method": method}
+        available = memo.evaluate("return_method_available", mf)
+        if not (available and available.value):
+            continue
+        ship = memo.evaluate("return_shipping_fee", mf)
+        cost = float(ship.value) if ship else 0.0
+        free = memo.evaluate("free_return_threshold", mf)
+        if method == "mail" and free and float(order["subtotal"]) >= float(free.value):
+            cost = 0.0
+        refund = max(0.0, line["line_total"] * (1 - fee_pct / 100) - cost)
+        methods.append({"method": method, "fee": round(cost, 2), "refund": round(refund, 2)})
+    return {
+        **out,
+        "eligible": bool(decision and decision.value),
+        "explanation": decision.explanation,
+        "days_since_delivery": facts["days_since_delivery"],
+        "window_days": window.value if window else None,
+        "restocking_fee_pct": fee_pct,
+        "methods": methods,
+    }
+
+
+def _started(ctx: ToolContext, info: dict[str, Any], what: str, record: dict[str, Any]) -> str:
+    """Record a started return/exchange; its id is a hash of the task and the line."""
+    key = f"{info['order_id']}#{info['line_no']}"
+    ctx.state.extra.setdefault("return_lines", {})[key] = f"{what}_started"
+    rid = stable_hash(ctx.task.task_id, what, key, bits=40)
+    ident = f"{'R' if what == 'return' else 'X'}{rid:012d}"
+    ctx.state.extra.setdefault(f"{what}s", []).append({"id": ident, **record})
+    return ident
+
+
+@tool("read")
+def return_check_eligibility(  # noqa: D417  (ctx is the runtime's, not the agent's)
+    ctx: ToolContext,
+    order_id: str,
+    product_id: str,
+    reason: str = "changed_mind",
+    variant_id: str | None = None,
+) -> dict[str, Any]:
+    """Check whether an item of an order can be returned, and what a return would cost.
+
+    Returns eligibility with the policy's explanation, the return window, days since delivery,
+    the restocking fee and, per available return method, its fee and the refund.
+
+    Args:
+        order_id: the order's id as shown by orders_list (e.g. 659-0005725-1139123).
+        product_id: the product_id of the item in that order (e.g. B07XK3M9QZ).
+        reason: why the customer returns it: changed_mind, defective, wrong_item or
+            damaged_in_transit (default changed_mind).
+        variant_id: the line's variant_id, only needed when the order holds several variants
+            of the product.
+    """
+    return assess(ctx, order_id, product_id, variant_id, _check_reason(reason))
+
+
+@tool("write")
+def return_start(  # noqa: D417  (ctx is the runtime's, not the agent's)
+    ctx: ToolContext,
+    order_id: str,
+    product_id: str,
+    reason: str,
+    method: str,
+    variant_id: str | None = None,
+) -> dict[str, Any]:
+    """Start a return of one item of an order for a refund; refused when the policy says no.
+
+    Args:
+        order_id: the order's id as shown by orders_list (e.g. 659-0005725-1139123).
+        product_id: the product_id of the item to return (e.g. B07XK3M9QZ).
+        reason: changed_mind, defective, wrong_item or damaged_in_transit.
+        method: how the item goes back: mail, drop_off or pickup.
+        variant_id: the line's variant_id, only needed when the order holds several variants
+            of the product.
+    """
+    info = assess(ctx, order_id, product_id, variant_id, _check_reason(reason))
+    _check_method(method)
+    if not info["eligible"]:
+        raise ToolError(f"return refused: {info['explanation']}", "refused")
+    offer = next((m for m in info["methods"] if m["method"] == method), None)
+    if offer is None:
+        allowed = ", ".join(m["method"] for m in info["methods"]) or "none"
+        raise ToolError(
+            f"return refused: {method} is not offered for this item (methods: {allowed})", "refused"
+        )
+    record = {
+        "order_id": info["order_id"],
+        "line_no": info["line_no"],
+        "product_id": info["product_id"],
+        "variant_id": info["variant_id"],
+        "reason": reason,
+        "method": method,
+        "fee": offer["fee"],
+        "restocking_fee_pct": info["restocking_fee_pct"],
+        "refund": offer["refund"],
+    }
+    ident = _started(ctx, info, "return", record)
+    return {"return_id": ident, "status": "return_started", **record}
+
+
+@tool("write")
+def exchange_start(  # noqa: D417  (ctx is the runtime's, not the agent's)
+    ctx: ToolContext,
+    order_id: str,
+    product_id: str,
+    new_variant_id: str,
+    reason: str,
+    variant_id: str | None = None,
+) -> dict[str, Any]:
+    """Exchange one item of an order for another variant of the same product (no refund).
+
+    The same return policy decides eligibility; the new variant must be in stock.
+
+    Args:
+        order_id: the order's id as shown by orders_list (e.g. 659-0005725-1139123).
+        product_id: the product_id of the item to exchange (e.g. B07XK3M9QZ).
+        new_variant_id: the variant_id to receive instead, from catalog_get_variants of the
+            same product (e.g. V0DIAL4LTY).
+        reason: changed_mind, defective, wrong_item or damaged_in_transit.
+        variant_id: the line's current variant_id, only needed when the order holds several
+            variants of the product.
+    """
+    info = assess(ctx, order_id, product_id, variant_id, _check_reason(reason))
+    new = ctx.store.variant(new_variant_id)
+    if new is None:
+        raise ToolError(f"no variant with variant_id {new_variant_id!r}", "not_found")
+    if new["product_id"] != info["product_id"]:
+        raise ToolError(
+            f"variant {new_variant_id} belongs to product {new['product_id']}, not "
+            f"{info['product_id']}; an exchange keeps the product",
+            "refused",
+        )
+    if new_variant_id == info["variant_id"]:
+        raise ToolError("new_variant_id is the variant the customer already has", "refused")
+    if not info["eligible"]:
+        raise ToolError(f"exchange refused: {info['explanation']}", "refused")
+    stock = ctx.stock(ctx.product(info["product_id"]), new)
+    if stock < info["quantity"]:
+        raise ToolError(
+            f"exchange refused: only {stock} of {new_variant_id} in stock, "
+            f"{info['quantity']} needed",
+            "refused",
+        )
+    record = {
+        "order_id": info["order_id"],
+        "line_no": info["line_no"],
+        "product_id": info["product_id"],
+        "variant_id": info["variant_id"],
+        "new_variant_id": new_variant_id,
+        "reason": reason,
+    }
+    ident = _started(ctx, info, "exchange", record)
+    return {
+        "exchange_id": ident,
+        "status": "exchange_started",
+        "new_variant": new["label"],
+        **record,
+    }

@@ -1,0 +1,360 @@
+"""The simulated customer: answers ``ask_user`` from the task's hidden user script (issue #6 §4).
+
+The customer knows the facts in :class:`~shopgen.schemas.task.UserScript` ``slots`` and nothing
+else. A question is matched to slots by words: each slot is asked about by the synonyms of its
+name's last segment (``color`` → colour, shade…), of its kind (``money`` → budget, price,
+spend…), of its label, and by the script's own keywords. Matching works on normalised tokens
+(lower case, punctuation dropped, a plural ``s`` stripped), phrase by phrase, so paraphrases
+such as "What shade?", "which colours" or "how many do you need" all land. *Weak* words
+("item", "order", "when") count only when no specific word matched, so "what size is the
+item?" answers the size, not the item. With several cart items, a question naming one item's
+words narrows the answer to that item.
+
+Replies are rendered by :func:`shopgen.gen.render.render_user_reply` in the customer's style
+with the script's noise, from ``stream(task.seed, "user", task.task_id, reply_index)``: the
+same questions in the same order give byte-identical replies in any process.
+
+The customer never says a product id (slots of kind ``id`` are unknown to them) nor any string
+in ``never_say``; a scheduled switch is said once, at its turn (:meth:`SimulatedUser.reply` and
+:meth:`SimulatedUser.at_turn_end`), after which answers give the new values.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from shopgen.gen.render import render_user_reply
+from shopgen.gen.seeding import stream
+from shopgen.gen.slots import Slot, make_slot
+from shopgen.schemas.errors import ConfigError
+from shopgen.schemas.task import ScriptSlot, UserScript
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+_MONEY = ("budget", "price", "spend", "cost", "afford", "how much", "maximum price", "expensive")
+_DAYS = ("delivery", "shipping", "arrive", "how soon", "how fast", "deliver", "ship", "days")
+_RATING = ("rating", "star", "review", "rated")
+_QTY = ("quantity", "how many", "qty", "number of", "units", "pieces", "amount", "count")
+_COLOR = ("color", "colour", "shade", "hue", "tint")
+_ITEM = ("which item", "what item", "which product", "what product", "looking for")
+
+#: Slot name's last segment → words that ask about it (specific words).
+NAME_WORDS: dict[str, tuple[str, ...]] = {
+    "color": _COLOR,
+    "colour": _COLOR,
+    "size": ("size", "fit", "sizing", "measurement"),
+    "qty": _QTY,
+    "quantity": _QTY,
+    "price_max": _MONEY,
+    "budget": _MONEY,
+    "rating_min": _RATING,
+    "ship_days_max": _DAYS,
+    "brand": ("brand", "make", "manufacturer", "maker", "label"),
+    "order_ref": ("order number", "which order", "order id", "order ref", "reference", "order no"),
+    "ref": ("order number", "which order", "order id", "order ref", "reference"),
+    "order_date": ("order date", "when did you order", "when did you place", "placed", "date"),
+    "reason": ("reason", "why", "wrong", "problem", "issue"),
+    "action": ("return or exchange", "exchange", "refund", "replace", "replacement"),
+    "desc": _ITEM,
+    "item": _ITEM,
+    "product_title": _ITEM,
+    "seen": ("when did you see", "when did you look", "viewed", "looked at", "saw"),
+    "k_rec": ("how many option", "option", "choice", "suggestion"),
+    "category": ("kind of", "type of", "category"),
+    "topic": ("question", "topic", "want to know"),
+    "project": ("project", "what for"),
+    "must": ("must have", "need", "essential", "required"),
+    "want": ("what do you need", "what do you want", "tracking", "status"),
+    "days": ("how long ago", "how many days", "days since", "delivered"),
+    "method": ("refund method", "method", "store credit"),
+    "order_total": ("total", "order total"),
+    "tier": ("membership", "tier", "member"),
+    "item_condition": ("condition", "opened", "unopened", "damaged", "used"),
+    "condition": ("condition", "opened", "unopened", "damaged", "used"),
+}
+
+#: Slot kind → words that ask about it (specific words).
+KIND_WORDS: dict[str, tuple[str, ...]] = {
+    "money": _MONEY,
+    "rating": _RATING,
+    "days": _DAYS,
+    "quantity": _QTY,
+    "count": ("how many",),
+    "brand": NAME_WORDS["brand"],
+    "order_ref": NAME_WORDS["order_ref"],
+    "date": ("date", "when did you"),
+}
+
+#: Words that ask about a slot only when nothing more specific matched.
+WEAK_WORDS: dict[str, tuple[str, ...]] = {
+    "desc": ("item", "product"),
+    "item": ("item", "product"),
+    "product_title": ("item", "product"),
+    "order_ref": ("order",),
+    "ref": ("order",),
+    "order_date": ("when",),
+    "seen": ("when",),
+    "attr": ("variant", "option", "which one", "version"),
+    "variant": ("variant", "option", "which one", "version", "style"),
+}
+
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "is",
+        "are",
+        "it",
+        "its",
+        "my",
+        "your",
+        "you",
+        "i",
+        "me",
+        "do",
+        "does",
+        "what",
+        "which",
+        "how",
+        "with",
+        "that",
+        "this",
+        "be",
+        "would",
+        "like",
+        "want",
+        "need",
+        "please",
+        "can",
+        "could",
+    ]
+)
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    """Lower-case word tokens with a plural ``s`` stripped ("Colours?" → ("colour",))."""
+    out = []
+    for w in _WORD.findall(text.lower()):
+        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        out.append(w)
+    return tuple(out)
+
+
+def _has_phrase(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+    n = len(phrase)
+    if n == 1:
+        return phrase[0] in words
+    return any(words[i : i + n] == phrase for i in range(len(words) - n + 1))
+
+
+@dataclass(frozen=True, slots=True)
+class _Matcher:
+    """One slot's compiled question words."""
+
+    slot: ScriptSlot
+    strong: tuple[tuple[str, ...], ...]
+    weak: tuple[tuple[str, ...], ...]
+    item: int | None  # the cart/journey item index the slot belongs to
+    speakable: bool
+
+
+def _segments(name: str) -> tuple[str | None, int | None]:
+    """The name's meaningful last segment and its item index (``items.1.variant.color``)."""
+    parts = name.split(".")
+    index = next((int(p) for p in parts if p.isdigit()), None)
+    words = [p for p in parts if not p.isdigit()]
+    return (words[-1] if words else None), index
+
+
+def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
+    last, index = _segments(slot.name)
+    strong = list(NAME_WORDS.get(last or "", ()))
+    strong += KIND_WORDS.get(slot.kind, ())
+    strong += [slot.label, *slot.keywords]
+    if slot.kind in ("attr", "variant") and last:
+        strong.append(last.replace("_", " "))
+    weak = list(WEAK_WORDS.get(last or "", ())) + list(WEAK_WORDS.get(slot.kind, ()))
+    text = str(slot.value)
+    speakable = slot.kind != "id" and not any(s and s in text for s in never_say)
+    return _Matcher(
+        slot=slot,
+        strong=tuple(dict.fromkeys(t for t in map(tokens, strong) if t)),
+        weak=tuple(dict.fromkeys(t for t in map(tokens, weak) if t)),
+        item=index,
+        speakable=speakable,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledScript:
+    """A user script parsed and its slot matchers compiled (immutable; shared across episodes)."""
+
+    script: UserScript
+    matchers: tuple[_Matcher, ...]
+    item_words: dict[int, frozenset[str]]
+
+
+@lru_cache(maxsize=1024)
+def compile_script(text: str) -> CompiledScript:
+    """Parse a row's ``user_script`` JSON once per distinct text.
+
+    Raises:
+        ConfigError: the text is not a valid :class:`UserScript`.
+    """
+    try:
+        script = UserScript.model_validate_json(text or "{}")
+    except ValueError as exc:
+        first = str(exc).splitlines()
+        raise ConfigError(f"invalid user_script: {' '.join(first[:3])}") from None
+    never = tuple(script.never_say)
+    matchers = tuple(_compile(s, never) for s in script.slots)
+    item_words: dict[int, set[str]] = {}
+    for m in matchers:
+        last, index = _segments(m.slot.name)
+        if index is not None and last in ("desc", "goal", "item") and m.speakable:
+            item_words.setdefault(index, set()).update(
+                w for w in tokens(str(m.slot.value)) if w not in _STOP
+            )
+    return CompiledScript(script, matchers, {k: frozenset(v) for k, v in item_words.items()})
+
+
+#: Phrases that only say "a number of something": "how many stars" asks about the rating.
+GENERIC: frozenset[tuple[str, ...]] = frozenset(
+    {("how", "many"), ("how", "much"), ("number", "of")}
+)
+
+
+def _positions(words: tuple[str, ...], phrase: tuple[str, ...]) -> list[int]:
+    n = len(phrase)
+    return [i for i in range(len(words) - n + 1) if words[i : i + n] == phrase]
+
+
+def _generic_only_elsewhere(m: _Matcher, words: tuple[str, ...], others: list[_Matcher]) -> bool:
+    """Whether ``m`` matched only through a generic phrase that qualifies another slot's word."""
+    found = [p for p in m.strong if _has_phrase(words, p)]
+    if not found or any(p not in GENERIC for p in found):
+        return False
+    other_words = {p[0] for o in others if o is not m for p in o.strong if len(p) == 1}
+    return all(
+        set(words[i + len(p) : i + len(p) + 2]) & other_words
+        for p in found
+        for i in _positions(words, p)
+    )
+
+
+def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
+    """The slots ``question`` asks about (speakable or not), in script order."""
+    words = tokens(question)
+    hits = [m for m in compiled.matchers if any(_has_phrase(words, p) for p in m.strong)]
+    hits = [m for m in hits if not _generic_only_elsewhere(m, words, hits)]
+    if not hits:
+        hits = [m for m in compiled.matchers if any(_has_phrase(words, p) for p in m.weak)]
+    named = {i for i, ws in compiled.item_words.items() if ws & set(words)}
+    if named and len(compiled.item_words) > 1:
+        hits = [m for m in hits if m.item is None or m.item in named]
+    return [m.slot for m in hits]
+
+
+@dataclass(slots=True)
+class SimulatedUser:
+    """One episode's customer: the script, the replies given so far, the switch's state.
+
+    Args:
+        compiled: the task's compiled user script.
+        env: the environment (types slots a switch adds).
+        seed: the task's root seed.
+        task_id: the task id (keys the reply streams).
+    """
+
+    compiled: CompiledScript
+    env: str
+    seed: int
+    task_id: str
+    replies: int = 0
+    switch_said: bool = False
+    revealed: list[str] = field(default_factory=list)
+    questions: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def script(self) -> UserScript:
+        """The parsed user script."""
+        return self.compiled.script
+
+    def values(self) -> dict[str, Any]:
+        """Slot name → the value the customer holds now (after a said switch)."""
+        out = {s.name: s.value for s in self.script.slots}
+        if self.switch_said and self.script.switch is not None:
+            out.update(dict(self.script.switch.changes))
+        return out
+
+    def reply(self, question: str, turn: int) -> dict[str, Any]:
+        """Answer ``question`` asked at assistant turn ``turn``.
+
+        Returns:
+            ``{"reply": text}``; the question and the slots it revealed are recorded.
+        """
+        parts = []
+        switch_text = self._switch_due(turn)
+        if switch_text:
+            parts.append(switch_text)
+        asked = match_slots(self.compiled, question)
+        speakable = {m.slot.name for m in self.compiled.matchers if m.speakable}
+        answered = [s for s in asked if s.name in speakable]
+        current = self.values()
+        if answered:
+            slots = tuple(self._slot(s, current[s.name]) for s in answered)
+            parts.append(self._render("answer", slots))
+            for s in answered:
+                if s.omitted and s.name not in self.revealed:
+                    self.revealed.append(s.name)
+        elif not switch_text:
+            parts.append(self._render("dont_know", ()))
+        self.questions.append(
+            {"turn": turn, "question": question, "answered": [s.name for s in answered]}
+        )
+        return {"reply": " ".join(parts)}
+
+    def at_turn_end(self, turn: int) -> str | None:
+        """The customer's unprompted message after assistant turn ``turn``: a due switch."""
+        return self._switch_due(turn)
+
+    def _switch_due(self, turn: int) -> str | None:
+        sw = self.script.switch
+        if sw is None or self.switch_said or turn < sw.turn:
+            return None
+        self.switch_said = True
+        by_name = {s.name: s for s in self.script.slots}
+        slots = []
+        for name, value in sw.changes:
+            base = by_name.get(name)
+            slots.append(self._slot(base, value) if base else self._added(name, value))
+        return self._render("change_mind", tuple(slots))
+
+    def _slot(self, s: ScriptSlot, value: Any) -> Slot:
+        return Slot(name=s.name, value=value, kind=s.kind, label=s.label)
+
+    def _added(self, name: str, value: Any) -> Slot:
+        try:
+            return make_slot(self.env, name, value)
+        except ConfigError:
+            return Slot(name=name, value=value, kind="text", label=name.rsplit(".", 1)[-1])
+
+    def _render(self, kind: str, slots: tuple[Slot, ...]) -> str:
+        rng = stream(self.seed, "user", self.task_id, self.replies)
+        self.replies += 1
+        script = self.script
+        return render_user_reply(
+            kind, slots, style=script.style, rng=rng, p_noise=script.p_noise, p_short=script.p_short
+        ).text

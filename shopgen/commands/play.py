@@ -1,0 +1,127 @@
+"""``shopgen play``: play one episode in the terminal as the agent.
+
+Type one tool call per line as JSON (``{"name": "cart_view", "arguments": {}}``), or a Qwen3
+``<tool_call>…</tool_call>`` block (it may span lines), and see the tool result and any customer
+message; type plain text to send your final answer and end the episode. End of input ends it too.
+Until the environment generators exist the task comes from :mod:`shopgen.env.demo_task`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+from shopgen.env.demo_task import demo_task
+from shopgen.env.episode import ShopEnv
+from shopgen.gen.slots import ENVS
+from shopgen.gen.store import CatalogStore
+
+
+def _inputs(stream: Any) -> Iterator[str]:
+    """Agent turns from ``stream``: single lines, or whole ``<tool_call>`` blocks."""
+    block: list[str] = []
+    for raw in stream:
+        line = raw.rstrip("\n")
+        if block:
+            block.append(line)
+            if "</tool_call>" in line or "</function>" in line:
+                yield "\n".join(block)
+                block = []
+            continue
+        if not line.strip():
+            continue
+        opens = ("<tool_call>" in line and "</tool_call>" not in line) or (
+            "<function=" in line and "</function>" not in line
+        )
+        if opens:
+            block = [line]
+            continue
+        yield line
+    if block:
+        yield "\n".join(block)
+
+
+def as_message(text: str) -> dict[str, Any] | str:
+    """A typed line as an assistant message: JSON call(s) become ``tool_calls``, else raw text."""
+    stripped = text.strip()
+    if stripped.startswith(("{", "[")):
+        try:
+            value = json.loads(stripped)
+        except json.JSONDecodeError:
+            return text  # the runtime reports what it cannot read
+        calls = value if isinstance(value, list) else [value]
+        if all(isinstance(c, dict) and "name" in c for c in calls):
+            return {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": f"play_{i}",
+                        "type": "function",
+                        "function": {
+                            "name": c["name"],
+                            "arguments": json.dumps(c.get("arguments", {})),
+                        },
+                    }
+                    for i, c in enumerate(calls)
+                ],
+            }
+    return text
+
+
+def _show(message: dict[str, Any]) -> None:
+    if message["role"] == "tool":
+        click.echo(click.style(f"[{message['name']}] ", fg="cyan") + message["content"])
+    else:
+        click.echo(click.style("customer: ", fg="green") + message["content"])
+
+
+@click.command()
+@click.option("--env", "env_name", type=click.Choice(ENVS), default="cart", show_default=True)
+@click.option("--d", "d", type=click.IntRange(min=0), default=3, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option(
+    "--catalog",
+    type=click.Path(path_type=Path),
+    default=Path("data/catalog"),
+    show_default=True,
+    help="Catalog dataset directory (with its world tables).",
+)
+def play(env_name: str, d: int, seed: int, catalog: Path) -> None:
+    """Play one episode of ENV at difficulty D as the agent, from the terminal."""
+    store = CatalogStore(catalog)
+    env = ShopEnv(store, score=False)  # the demo task has no hidden goal to score
+    obs = env.reset(demo_task(store, env=env_name, d=d, seed=seed))
+    names = ", ".join(t["function"]["name"] for t in obs["tools"])
+    click.echo(f"env {env_name} · d={d} · seed {seed} · task {env.task.task_id}")
+    click.echo(f"tools: {names}")
+    click.echo(
+        f"turns: at most {env.task.axis('T_max')}, "
+        f"{env.task.axis('B_tool')} tool calls per turn; plain text ends the episode"
+    )
+    click.echo(click.style("customer: ", fg="green") + obs["messages"][-1]["content"])
+    info: dict[str, Any] = {}
+    for text in _inputs(sys.stdin):
+        obs, done, _, info = env.step(as_message(text))
+        for message in obs["messages"]:
+            _show(message)
+        if done:
+            break
+    else:
+        if not env.done:
+            obs, done, _reward, info = env.step({"role": "assistant", "content": ""})
+    state = info.get("state", {})
+    click.echo(
+        f"episode over after {state.get('turns', env.state.turns)} turn(s); "
+        f"errors: {len(env.state.errors)} (not scored: the demo task has no hidden goal)"
+    )
+    if env.state.cart:
+        click.echo(f"cart: {json.dumps(state.get('cart', []))}")
+    for key in ("returns", "exchanges", "revealed_slots"):
+        if env.state.extra.get(key):
+            click.echo(f"{key}: {json.dumps(env.state.extra[key])}")

@@ -1,0 +1,77 @@
+"""``shopgen play``: a person plays an episode through stdin (issue #6 §6)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from shopgen.cli import main
+from shopgen.commands.play import as_message, play
+from shopgen.env.demo_task import demo_task
+from shopgen.env.episode import ShopEnv
+from shopgen.gen.store import CatalogStore
+
+
+def run(catalog_dir, stdin, *args):
+    return CliRunner().invoke(
+        play, ["--catalog", str(catalog_dir), *args], input=stdin, catch_exceptions=False
+    )
+
+
+def test_play_cart_with_json_and_qwen_blocks(catalog_dir):
+    stdin = (
+        '{"name": "user_get_visit_history", "arguments": {}}\n'
+        "<tool_call>\n"
+        '{"name": "ask_user", "arguments": {"question": "Which colour and how many?"}}\n'
+        "</tool_call>\n"
+        '{"name": "cart_add", "arguments": {"product_id": "NOPE123"}}\n'
+        "All done, thanks!\n"
+    )
+    out = run(catalog_dir, stdin, "--env", "cart", "--d", "3", "--seed", "1")
+    assert out.exit_code == 0, out.output
+    assert "customer: " in out.output
+    assert "[user_get_visit_history]" in out.output
+    assert '"visits"' in out.output
+    assert '[ask_user] {"reply":' in out.output
+    assert '"error":"not_found"' in out.output
+    assert "episode over after 4 turn(s)" in out.output
+    assert "errors: 1" in out.output
+
+
+def test_play_returns_lists_orders_and_ends_at_eof(catalog_dir):
+    stdin = '{"name": "orders_list", "arguments": {}}\n'
+    out = run(catalog_dir, stdin, "--env", "returns", "--d", "2")
+    assert out.exit_code == 0, out.output
+    assert '[orders_list] {"orders":' in out.output
+    assert "episode over after 2 turn(s)" in out.output
+
+
+def test_play_unknown_catalog_is_one_line_error(tmp_path, capsys):
+    code = main(["play", "--catalog", str(tmp_path / "missing")])
+    assert code != 0
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_as_message_reads_json_calls_and_keeps_text():
+    msg = as_message('{"name": "cart_view", "arguments": {}}')
+    assert msg["tool_calls"][0]["function"]["name"] == "cart_view"
+    assert as_message("thanks, bye") == "thanks, bye"
+    assert as_message("{not json") == "{not json"
+
+
+@pytest.mark.parametrize(
+    "env", ["cart", "returns", "status", "policy", "discovery", "substitution", "bundle", "journey"]
+)
+def test_demo_task_is_playable_and_deterministic(catalog_dir, env):
+    store = CatalogStore(catalog_dir)
+    row = demo_task(store, env=env, d=4, seed=3)
+    assert row == demo_task(store, env=env, d=4, seed=3)
+    episode = json.loads(row["episode"])
+    orders = {o["order_id"] for o in store.orders_of(episode["user_id"])}
+    assert set(episode["order_ids"]) <= orders
+    obs = ShopEnv(store).reset(row)
+    assert obs["messages"][1]["content"]
+    script = json.loads(row["user_script"])
+    for pid in script["never_say"]:
+        assert pid not in obs["messages"][1]["content"]

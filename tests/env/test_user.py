@@ -1,0 +1,214 @@
+"""The simulated customer: slot matching, replies, switches, leaks, determinism (issue #6 §4)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from runtime_helpers import call, make_row, result
+
+from shopgen.env.episode import ShopEnv
+from shopgen.env.user import compile_script, match_slots, tokens
+from shopgen.schemas.task import ScriptSlot, ScriptSwitch, UserScript
+
+PID, VID = "B07XK3M9QZ", "V0DIAL4LTY"
+
+SLOTS = [
+    ScriptSlot(name="items.0.desc", value="wool socks", kind="text", label="item"),
+    ScriptSlot(name="items.0.product_id", value=PID, kind="id", label="product id", omitted=True),
+    ScriptSlot(
+        name="items.0.variant.color", value="navy", kind="variant", label="color", omitted=True
+    ),
+    ScriptSlot(name="items.0.variant.size", value="XL", kind="variant", label="size", omitted=True),
+    ScriptSlot(name="items.0.qty", value=3, kind="quantity", label="quantity", omitted=True),
+    ScriptSlot(name="items.1.desc", value="desk lamp", kind="text", label="item"),
+    ScriptSlot(name="items.1.qty", value=2, kind="quantity", label="quantity", omitted=True),
+    ScriptSlot(name="price_max", value=80, kind="money", label="budget", omitted=True),
+    ScriptSlot(
+        name="order_ref", value="659-0005725-1139123", kind="order_ref", label="order number"
+    ),
+    ScriptSlot(
+        name="reason", value="it arrived damaged", kind="text", label="reason", omitted=True
+    ),
+    ScriptSlot(name="brand", value="Northwind", kind="brand", label="brand", omitted=True),
+    ScriptSlot(name="rating_min", value=4.5, kind="rating", label="minimum rating", omitted=True),
+    ScriptSlot(name="ship_days_max", value=3, kind="days", label="delivery time", omitted=True),
+]
+
+
+def script(**kw) -> UserScript:
+    return UserScript(**{"style": "polite", "slots": SLOTS, "never_say": [PID, VID], **kw})
+
+
+def names(question: str, s: UserScript | None = None) -> list[str]:
+    return [
+        x.name for x in match_slots(compile_script((s or script()).model_dump_json()), question)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What colour would you like?", {"items.0.variant.color"}),
+        ("which color?", {"items.0.variant.color"}),
+        ("Any preferred shade?", {"items.0.variant.color"}),
+        ("What size do you wear?", {"items.0.variant.size"}),
+        ("How many socks do you need?", {"items.0.qty"}),
+        ("What quantity of the desk lamp?", {"items.1.qty"}),
+        ("qty?", {"items.0.qty", "items.1.qty"}),
+        ("What's your budget?", {"price_max"}),
+        ("How much are you willing to spend?", {"price_max"}),
+        ("What is the max price?", {"price_max"}),
+        ("Which order is this about?", {"order_ref"}),
+        ("Do you have the order number?", {"order_ref"}),
+        ("Why are you returning it?", {"reason"}),
+        ("What's the reason for the return?", {"reason"}),
+        ("Any brand preference?", {"brand"}),
+        ("Which manufacturer?", {"brand"}),
+        ("What minimum rating do you want?", {"rating_min"}),
+        ("How many stars at least?", {"rating_min"}),
+        ("How fast do you need delivery?", {"ship_days_max"}),
+        ("When should it arrive?", {"ship_days_max"}),
+    ],
+)
+def test_paraphrases_match_their_slot(question, expected):
+    assert set(names(question)) == expected
+
+
+def test_a_question_about_two_slots_answers_both():
+    assert set(names("Which colour and what size for the socks?")) == {
+        "items.0.variant.color",
+        "items.0.variant.size",
+    }
+
+
+def test_tokens_normalise_plurals_and_punctuation():
+    assert tokens("Colours? SIZES!") == ("colour", "size")
+
+
+@pytest.fixture
+def episode(store):
+    def start(s: UserScript, *, T_max=10, env="cart"):
+        env_ = ShopEnv(store)
+        row = make_row(store, env=env, T_max=T_max, B_tool=5)
+        row["user_script"] = s.model_dump_json()
+        env_.reset(row)
+        return env_
+
+    return start
+
+
+def ask(env, question):
+    obs, _done, _, _ = env.step(call("ask_user", question=question))
+    return result(obs)["reply"], obs
+
+
+def test_answers_omitted_slots_and_records_them(episode):
+    env = episode(script())
+    reply, _ = ask(env, "Which colour and size?")
+    assert "navy" in reply
+    assert "XL" in reply
+    assert env.state.extra["revealed_slots"] == ["items.0.variant.color", "items.0.variant.size"]
+    assert env.state.extra["questions"][0]["answered"] == [
+        "items.0.variant.color",
+        "items.0.variant.size",
+    ]
+
+
+def test_says_it_does_not_know_outside_the_goal(episode):
+    env = episode(script())
+    reply, _ = ask(env, "Do you prefer cotton or polyester material for the lining?")
+    assert "know" in reply.lower() or "idea" in reply.lower()
+    assert env.state.extra["questions"][0]["answered"] == []
+
+
+def test_never_says_product_ids_even_when_asked(episode):
+    env = episode(script())
+    reply, _ = ask(env, "What is the product id or ASIN of the socks?")
+    assert PID not in reply
+    assert VID not in reply
+
+
+def test_switch_is_revealed_at_its_turn_in_an_answer(episode):
+    sw = ScriptSwitch(kind="change_variant", turn=2, changes=[("items.0.variant.color", "red")])
+    env = episode(script(switch=sw))
+    first, _ = ask(env, "What colour?")
+    assert "navy" in first
+    assert "red" not in first
+    second, _ = ask(env, "Which colour again?")
+    assert "red" in second
+    assert second.count("red") >= 1
+    assert "navy" not in second
+
+
+def test_switch_is_said_unprompted_after_its_turn(episode, picks):
+    sw = ScriptSwitch(kind="change_variant", turn=2, changes=[("items.0.qty", 5)])
+    env = episode(script(switch=sw))
+    obs, *_ = env.step(call("cart_view"))
+    assert [m["role"] for m in obs["messages"]] == ["tool"]
+    obs, *_ = env.step(call("cart_view"))
+    assert [m["role"] for m in obs["messages"]] == ["tool", "user"]
+    assert "5" in obs["messages"][1]["content"]
+    assert env.transcript[-1]["role"] == "user"
+    obs, *_ = env.step(call("cart_view"))
+    assert [m["role"] for m in obs["messages"]] == ["tool"]  # said once
+    reply, _ = ask(env, "how many socks?")
+    assert "5" in reply
+
+
+def test_bad_user_script_is_an_error_result(episode, store):
+    env = ShopEnv(store)
+    row = make_row(store)
+    row["user_script"] = json.dumps({"style": "grumpy"})
+    env.reset(row)
+    obs, *_ = env.step(call("ask_user", question="colour?"))
+    assert result(obs)["error"] == "unavailable"
+
+
+@given(st.text(min_size=1, max_size=120))
+def test_random_questions_never_leak_ids(store, question):
+    env = ShopEnv(store)
+    row = make_row(store, T_max=5, B_tool=5)
+    row["user_script"] = script(p_noise=0.05).model_dump_json()
+    env.reset(row)
+    obs, *_ = env.step(call("ask_user", question=question))
+    text = obs["messages"][0]["content"]
+    assert PID not in text
+    assert VID not in text
+
+
+def _replies_in_subprocess(hashseed: str, row: dict, questions: list[str]) -> str:
+    code = (
+        "import json,sys\n"
+        "from shopgen.env.episode import ShopEnv\n"
+        "row, qs, cat = json.loads(sys.stdin.read())\n"
+        "env = ShopEnv(cat); env.reset(row); out = []\n"
+        "for q in qs:\n"
+        "    m = {'role':'assistant','content':'','tool_calls':[{'id':'a','type':'function',"
+        "'function':{'name':'ask_user','arguments':json.dumps({'question': q})}}]}\n"
+        "    out.append(env.step(m)[0]['messages'][0]['content'])\n"
+        "print(json.dumps(out))\n"
+    )
+    payload = json.dumps([row, questions, str(row.pop("_catalog"))])
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": hashseed},
+        check=True,
+    )
+    return done.stdout
+
+
+def test_replies_are_identical_across_processes(store):
+    row = make_row(store, T_max=10, B_tool=5)
+    row["user_script"] = script(p_noise=0.1, p_short=0.3, style="mobile").model_dump_json()
+    questions = ["colour?", "how many socks", "budget?", "something else?"]
+    a = _replies_in_subprocess("1", {**row, "_catalog": store.root}, questions)
+    b = _replies_in_subprocess("2", {**row, "_catalog": store.root}, questions)
+    assert a == b
+    assert len(json.loads(a)) == 4
