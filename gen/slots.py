@@ -117,6 +117,7 @@ VOCAB: dict[str, tuple[SlotSpec, ...]] = {
         ("product_title", "text", "product", True),
         ("product_id", "id", "product id", False),
         *_CONSTRAINTS,
+        ("k_rec", "count", "number of options", False),
     ),
     "cart": _specs(
         ("items.#.desc", "text", "item", True),

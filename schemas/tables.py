@@ -136,6 +136,47 @@ POLICY_RULES = pa.schema(
     ]
 )
 
+_THETA = pa.struct(
+    [
+        pa.field(name, pa.float64() if name.startswith(("p_", "eps")) else pa.int64())
+        for name in (
+            "m",
+            "k_rec",
+            "T_max",
+            "p_missing",
+            "p_noise",
+            "p_switch",
+            "top_k",
+            "eps_rank",
+            "p_oos",
+            "H_orders",
+            "B_branch",
+            "B_tool",
+        )
+    ]
+)
+_MESSAGE = pa.struct([pa.field("role", pa.string()), pa.field("content", pa.string())])
+
+#: A task dataset's rows (DESIGN §7); free-form fields are JSON strings (DESIGN §10).
+TASKS = pa.schema(
+    [
+        pa.field("task_id", pa.string(), nullable=False),
+        pa.field("env", pa.string(), nullable=False),
+        pa.field("d", pa.int64(), nullable=False),
+        pa.field("theta", _THETA, nullable=False),
+        pa.field("seed", pa.int64(), nullable=False),
+        pa.field("messages", pa.list_(_MESSAGE), nullable=False),
+        pa.field("tools", pa.string(), nullable=False),
+        pa.field("goal", pa.string(), nullable=False),
+        pa.field("episode", pa.string(), nullable=False),
+        pa.field("user_script", pa.string(), nullable=False),
+        pa.field("oracle", pa.string(), nullable=False),
+        pa.field("shopgen_version", pa.string(), nullable=False),
+        pa.field("catalog_id", pa.string(), nullable=False),
+        pa.field("verifier_version", pa.string(), nullable=False),
+    ]
+)
+
 #: Table name → schema, for every table a dataset of any kind may hold.
 TABLES: dict[str, pa.Schema] = {
     "products": PRODUCTS,
@@ -146,6 +187,7 @@ TABLES: dict[str, pa.Schema] = {
     "order_lines": ORDER_LINES,
     "visits": VISITS,
     "policy_rules": POLICY_RULES,
+    "data": TASKS,
 }
 
 

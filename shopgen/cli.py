@@ -21,6 +21,12 @@ COMMANDS: dict[str, str] = {
     "difficulty": "shopgen.commands.difficulty:difficulty",
     "index": "shopgen.commands.index:index",
     "search": "shopgen.commands.search:search",
+    "play": "shopgen.commands.play:play",
+    "tasks": "shopgen.commands.tasks:tasks",
+    "score": "shopgen.commands.score:score",
+    "export": "shopgen.commands.export:export",
+    "serve": "shopgen.commands.serve:serve",
+    "eval": "shopgen.commands.eval:evaluate",
 }
 
 

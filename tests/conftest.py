@@ -31,3 +31,16 @@ def catalog_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("fixture") / "catalog"
     write_catalog(CatalogConfig(size=FIXTURE_SIZE, seed=0), out)
     return out
+
+
+@pytest.fixture(scope="session")
+def indexed_catalog_dir(catalog_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the fixture catalog with its search index (static encoder), built once."""
+    import shutil
+
+    from shopgen.gen.index import build_index
+
+    out = tmp_path_factory.mktemp("indexed") / "catalog"
+    shutil.copytree(catalog_dir, out)
+    build_index(out)
+    return out

@@ -1,0 +1,1 @@
+"""Task generators: one module per environment, each with ``generate`` and ``oracle``."""

@@ -1,0 +1,179 @@
+"""What every environment's generator shares: the generation context and the draft it returns.
+
+A generator is a pure function ``generate(ctx, d, axes, rng) -> Draft`` of the catalog, the
+difficulty d, its axes θ(d) (with any overrides) and one keyed stream. The draft holds the hidden final goal, the hidden initial episode state and
+the slots the customer states; the pipeline (``shopgen.taskgen``) renders the first message,
+drops optional slots, writes the user script, runs the oracle and replays it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from shopgen.gen.policy import PolicyEngine
+from shopgen.gen.slots import Slot
+from shopgen.gen.store import CatalogStore
+from shopgen.gen.switches import Switch
+from shopgen.gen.taxonomy import load_taxonomy
+from shopgen.schemas.errors import ConfigError
+from shopgen.schemas.taxonomy import Taxonomy
+
+
+class Redraw(Exception):
+    """A draw that cannot make a good task (e.g. a customer without enough orders).
+
+    The pipeline catches it and draws again from the next attempt's stream, so the task stays
+    a deterministic function of (seed, env, d, k).
+    """
+
+
+@dataclass(frozen=True, kw_only=True)
+class Draft:
+    """A generated task before rendering.
+
+    Attributes:
+        slots: what the customer could say, required ones first; optional ones may be dropped.
+        goal: the hidden final goal (after any scheduled switch), JSON-ready.
+        episode: the hidden initial state the runtime loads (customer, history, stock), JSON-ready.
+        switch: a scheduled change of intent, or None.
+        facts: further things the customer knows and answers if asked (slot name → value).
+    """
+
+    slots: tuple[Slot, ...]
+    goal: dict[str, Any]
+    episode: dict[str, Any]
+    switch: Switch | None = None
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+class GenContext:
+    """A catalog opened for task generation; frames are loaded once and shared by every task."""
+
+    def __init__(self, store: CatalogStore, *, seed: int) -> None:
+        self.store = store
+        self.seed = seed
+        config = store.manifest.config
+        if "today" not in config:
+            raise ConfigError(f"{store.root} has no world (catalog made by an older shopgen?)")
+        self.today: date = date.fromisoformat(config["today"])
+
+    @cached_property
+    def engine(self) -> PolicyEngine:
+        """The store's policy engine (the same one the runtime's tools use)."""
+        return PolicyEngine.from_catalog(self.store)
+
+    @cached_property
+    def products(self) -> pl.DataFrame:
+        """All products with a row number, for vectorised filtering."""
+        return self.store.products.with_row_index("row")
+
+    @cached_property
+    def nouns(self) -> tuple[str, ...]:
+        """Every product noun of the taxonomy (how customers name things)."""
+        return tuple(sorted({n for _, cat in self.store_taxonomy.leaves() for n in cat.nouns}))
+
+    @cached_property
+    def store_taxonomy(self) -> Taxonomy:
+        """The taxonomy the catalog was generated from."""
+        return load_taxonomy(self.store.manifest.config.get("taxonomy"))
+
+    @cached_property
+    def users(self) -> pl.DataFrame:
+        """All customers."""
+        return self.store.read("users")
+
+    @cached_property
+    def orders(self) -> pl.DataFrame:
+        """All orders, sorted by customer then time."""
+        return self.store.read("orders").sort("user_id", "placed_at")
+
+    @cached_property
+    def lines(self) -> pl.DataFrame:
+        """All order lines, sorted by order."""
+        return self.store.read("order_lines").sort("order_id", "line_no")
+
+    @cached_property
+    def _orders_per_user(self) -> pl.DataFrame:
+        return self.orders.group_by("user_id").agg(pl.len().alias("n")).sort("user_id")
+
+    def customers_with_orders(self, at_least: int) -> list[str]:
+        """Customers with at least ``at_least`` orders, in id order (a stable draw pool)."""
+        return self._orders_per_user.filter(pl.col("n") >= at_least)["user_id"].to_list()
+
+    def orders_of(self, user_id: str) -> pl.DataFrame:
+        """One customer's orders, oldest first."""
+        return self.orders.filter(pl.col("user_id") == user_id)
+
+    def lines_of(self, order_id: str) -> pl.DataFrame:
+        """One order's lines."""
+        return self.lines.filter(pl.col("order_id") == order_id)
+
+    def user(self, user_id: str) -> dict[str, Any]:
+        """One customer's record with preferences decoded."""
+        row = self.users.filter(pl.col("user_id") == user_id).row(0, named=True)
+        row["preferences"] = json.loads(row["preferences"])
+        return row
+
+    def now(self) -> datetime:
+        """The simulated clock at the start of every episode: noon of ``today``."""
+        return datetime.combine(self.today, time(12, 0))
+
+    def days_ago(self, days: int) -> str:
+        """An ISO timestamp ``days`` before the simulated now."""
+        return (self.now() - timedelta(days=days)).isoformat(timespec="minutes")
+
+
+def pick(rng: np.random.Generator, options: list[Any] | tuple[Any, ...]) -> Any:
+    """One element of a non-empty sequence, uniformly."""
+    if not options:
+        raise Redraw("nothing to pick from")
+    return options[int(rng.integers(len(options)))]
+
+
+# --- Oracles -------------------------------------------------------------------------------
+# An oracle is a generator that plays a task the way a perfect agent would: it yields one turn
+# at a time — a list of tool calls, or the final text — and receives the decoded tool results
+# of each turn. It may read the hidden goal to *decide* (which shown product is the target),
+# but it may only *use* what the tools and the customer showed it; replaying its messages
+# through the runtime proves both (the reward's hallucination term checks the ids).
+
+Call = tuple[str, dict[str, Any]]
+OracleTurn = list[Call] | str
+Oracle = Generator[OracleTurn, list[dict[str, Any]], None]
+
+
+def call(name: str, **arguments: Any) -> Call:
+    """One tool call of an oracle turn."""
+    return (name, arguments)
+
+
+def shown_ids(results: list[dict[str, Any]], key: str = "product_id") -> list[str]:
+    """Every value of ``key`` anywhere in a turn's tool results, in order of appearance."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == key and isinstance(v, str) and v not in found:
+                    found.append(v)
+                else:
+                    walk(v)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(results)
+    return found
+
+
+def chunked(calls: list[Call], size: int) -> list[list[Call]]:
+    """Calls split into turns of at most ``size`` (the B_tool budget)."""
+    return [calls[i : i + size] for i in range(0, len(calls), size)]

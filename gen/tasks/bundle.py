@@ -1,0 +1,309 @@
+"""bundle — "everything I need for my project".
+
+Customer wants:
+    one product of each kind their project needs ("weekend camping trip": a tent, a sleeping
+    bag, a lantern), each in stock, and, from d = 1 on more and more often, the whole set
+    within a budget. The kinds are a subset of one taxonomy project's categories (the customer
+    already owns the rest), named by a noun of each category ("sleeping bag"). The customer
+    lists them in the first message or, with probability p_missing(d), names only the project
+    and lists them when asked; a stated budget is always said, so nothing needed is unknowable.
+Tools offered:
+    catalog_search, catalog_get_product, catalog_get_variants, recommend_products, the cart
+    tools (not graded), ask_user.
+Hidden goal:
+    ``{project, categories: [{category, noun, aliases}], budget, listed}``. Every
+    ``category`` is a leaf id of the catalog's own taxonomy (the products' ``category_id``);
+    ``noun`` (what the customer says) and ``aliases`` (the category's other names) are words
+    that, in this catalog, appear only in titles of that category — so a search card's title
+    tells what kind of product it is. ``budget`` (whole dollars or
+    None) is ≥ the sum of the cheapest in-stock product of each category, with slack that
+    shrinks as d grows.
+Reward and is_correct:
+    ``verifiers.bundle`` reads the runtime's ``recommended_facts``: coverage F1 between the
+    recommended products' categories (only in-stock ones cover) and the required ones, halved
+    when the total price exceeds the budget; r_task = 2·that − 1 (−1 with no recommendation).
+    Correct iff every required category is covered exactly once, by in-stock products only,
+    within budget.
+Difficulty axes used:
+    p_missing (the list is withheld), p_oos (the cheapest products of each category are out of
+    stock in the episode), p_switch (raise the budget / add a kind mid-conversation), top_k and
+    eps_rank (what each search shows), T_max and B_tool (how many kinds fit the turns), p_noise;
+    the local schedules :func:`n_categories`, :func:`p_budget` and :func:`budget_quantile`.
+Episode end:
+    the first assistant message without a tool call.
+Version history:
+    1.0 — first version.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import weakref
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from shopgen.gen.difficulty import Theta, check_d
+from shopgen.gen.slots import make_slot
+from shopgen.gen.switches import Switch, apply_switch, plan_switch
+from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, pick
+from shopgen.schemas.task import TaskRow
+
+#: The cheapest in-stock products of each required category that p_oos may take off the shelf.
+OOS_CANDIDATES = 6
+#: Fewest in-stock products a category needs to be asked for (a search must be able to show one).
+MIN_IN_STOCK = 3
+#: What the oracle asks when the customer named only the project.
+ASK_LIST = "Which items do you need for the project?"
+
+
+def n_categories(d: int) -> int:
+    """Kinds of product the customer needs: 2 at d = 0, one more every 3 levels, at most 6."""
+    return min(6, 2 + check_d(d) // 3)
+
+
+def p_budget(d: int) -> float:
+    """Probability the customer states a budget: none at d = 0, always from d = 4."""
+    return min(1.0, 0.25 * check_d(d))
+
+
+def budget_quantile(d: int) -> float:
+    """Price quantile per category the budget sums: 0.8 at d = 0 down to 0.3 (tighter)."""
+    return max(0.3, 0.8 - 0.05 * check_d(d))
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A category a customer can ask for: its noun and in-stock products, cheapest first."""
+
+    category: str
+    noun: str
+    aliases: tuple[str, ...]
+    product_ids: tuple[str, ...]
+    prices: np.ndarray
+
+
+class _Index:
+    """Per-catalog facts bundle tasks draw from, computed once per :class:`GenContext`."""
+
+    def __init__(self, ctx: GenContext) -> None:
+        self.ctx = ctx
+
+    @cached_property
+    def kinds(self) -> dict[str, Kind]:
+        """Project categories whose noun names only them in this catalog's titles."""
+        tax = self.ctx.store_taxonomy
+        wanted = {item.category for p in tax.projects for item in p.items}
+        nouns = {cat.id: cat.nouns for _, cat in tax.leaves() if cat.id in wanted}
+        products = self.ctx.products.select(
+            "product_id", "category_id", "price", "stock_qty", pl.col("title").str.to_lowercase()
+        )
+        in_stock = products.filter(pl.col("stock_qty") > 0).sort("price", "product_id")
+        groups = {
+            key[0]: frame for key, frame in in_stock.group_by("category_id", maintain_order=True)
+        }
+        out: dict[str, Kind] = {}
+        for cat in sorted(nouns):
+            frame = groups.get(cat)
+            if frame is None or frame.height < MIN_IN_STOCK:
+                continue
+            counts = {n.lower(): _titles_naming(products, n, cat) for n in nouns[cat]}
+            aliases = tuple(n for n, c in counts.items() if c is not None)
+            if aliases:
+                out[cat] = Kind(
+                    category=cat,
+                    noun=max(aliases, key=lambda n: (counts[n], n)),
+                    aliases=aliases,
+                    product_ids=tuple(frame["product_id"].to_list()),
+                    prices=frame["price"].to_numpy(),
+                )
+        return out
+
+    @cached_property
+    def projects(self) -> list[tuple[str, list[str]]]:
+        """(project name, usable categories in file order) for projects with two or more."""
+        out = []
+        for project in self.ctx.store_taxonomy.projects:
+            cats = list(
+                dict.fromkeys(i.category for i in project.items if i.category in self.kinds)
+            )
+            if len(cats) >= 2:
+                out.append((project.name, cats))
+        return out
+
+
+def _titles_naming(products: pl.DataFrame, noun: str, category: str) -> int | None:
+    """How many titles name ``noun`` (as a word), or None if any is outside ``category``."""
+    cats = products.filter(pl.col("title").str.contains(noun_pattern(noun).pattern))
+    found = cats["category_id"].unique().to_list()
+    return cats.height if found == [category] else None
+
+
+def noun_pattern(noun: str) -> re.Pattern[str]:
+    """A lower-cased title names ``noun``: the word or its plural, not a longer word."""
+    return re.compile(rf"\b{re.escape(noun.lower())}s?\b")
+
+
+_INDEXES: weakref.WeakKeyDictionary[GenContext, _Index] = weakref.WeakKeyDictionary()
+
+
+def _index(ctx: GenContext) -> _Index:
+    found = _INDEXES.get(ctx)
+    if found is None:
+        found = _INDEXES[ctx] = _Index(ctx)
+    return found
+
+
+def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> Draft:
+    """Draw a project, the kinds the customer needs, stock-outs, a budget and a switch."""
+    index = _index(ctx)
+    name, cats = pick(rng, index.projects)
+    T, B = int(axes.T_max), int(axes.B_tool)
+    # p_missing acts on the whole list at once: a partly listed set would leave the agent
+    # unable to know that more is needed; all listed or none (then ask_user reveals it).
+    listed = bool(rng.random() >= axes.p_missing) or B * (T - 3) < 2
+    ask = 0 if listed else 1
+    n = min(n_categories(d), len(cats), B * (T - 2 - ask))
+    picked = sorted(rng.choice(len(cats), size=n, replace=False).tolist())
+    kinds = [index.kinds[cats[i]] for i in picked]
+    spare = [index.kinds[c] for c in cats if c not in {k.category for k in kinds}]
+    has_budget = bool(rng.random() < p_budget(d))
+    out_of_stock = _stock_outs(kinds + spare, float(axes.p_oos), rng)
+    gone, q = set(out_of_stock), budget_quantile(d)
+    budget = _budget(kinds, gone, q) if has_budget else None
+    must = [make_slot("bundle", f"must.{i}", k.noun, required=True) for i, k in enumerate(kinds)]
+    said = [make_slot("bundle", "project", name, required=True), *(must if listed else [])]
+    if budget is not None:
+        said.append(make_slot("bundle", "budget", budget, required=True))
+    searching = ask + math.ceil(n / B)  # oracle turns before it recommends
+    options: dict[str, dict[str, list[Any]]] = {}
+    if budget is not None:
+        options["raise_budget"] = {"budget": [math.ceil(budget * 1.25)]}
+    if spare and searching + 3 <= T:  # one more search turn must fit
+        options["add_item"] = {f"must.{n}": [k.noun for k in spare]}
+    switch = plan_switch(
+        "bundle", said, p_switch=float(axes.p_switch), T_max=T, rng=rng, options=options
+    )
+    added = None
+    if switch is not None:
+        # Said while the agent is still searching, so acting on it never needs a turn more
+        # than the one reserved above.
+        switch = Switch(kind=switch.kind, turn=min(switch.turn, searching), changes=switch.changes)
+        if switch.kind == "add_item":
+            added = next(k for k in spare if k.noun == switch.changes[0][1])
+            if budget is not None:  # the one budget the customer states covers everything
+                budget = _budget([*kinds, added], gone, q)
+                said = [
+                    make_slot("bundle", "budget", budget, required=True)
+                    if s.name == "budget"
+                    else s
+                    for s in said
+                ]
+    final = dict((s.name, s.value) for s in apply_switch(said, switch, env="bundle"))
+    goal = {
+        "project": name,
+        "categories": [
+            {"category": k.category, "noun": k.noun, "aliases": list(k.aliases)}
+            for k in [*kinds, *([added] if added else [])]
+        ],
+        "budget": final.get("budget"),
+        "listed": listed,
+    }
+    facts = (
+        {}
+        if listed
+        else {m.name: {"value": m.value, "kind": "text", "label": m.label} for m in must}
+    )
+    episode = {"today": ctx.today.isoformat(), "out_of_stock": out_of_stock}
+    return Draft(slots=tuple(said), goal=goal, episode=episode, switch=switch, facts=facts)
+
+
+def _stock_outs(kinds: list[Kind], p_oos: float, rng: np.random.Generator) -> list[str]:
+    """The cheapest few products of each kind, each out of stock with probability p_oos.
+
+    The cheapest are the ones a budget-minded agent reaches for first, so they are the ones
+    whose stock-out the agent must notice (stock 0 on the card). One always stays in stock.
+    """
+    out: list[str] = []
+    for kind in kinds:
+        head = kind.product_ids[: min(OOS_CANDIDATES, len(kind.product_ids) - 1)]
+        draws = rng.random(len(head))
+        out += [pid for pid, u in zip(head, draws, strict=True) if u < p_oos]
+    return out
+
+
+def _budget(kinds: list[Kind], gone: set[str], q: float) -> int:
+    """Whole dollars: the sum over kinds of the q-quantile in-stock price (≥ the cheapest sum)."""
+    total = 0.0
+    for kind in kinds:
+        keep = np.array([pid not in gone for pid in kind.product_ids])
+        total += float(np.quantile(kind.prices[keep], q))
+    return math.ceil(total)
+
+
+def answer(goal: dict[str, Any], chosen: list[dict[str, Any]]) -> str:
+    """The final message: what was picked for each kind, the total and the budget."""
+    lines = [f"- {c['noun']}: {c['title']} (${c['price']:.2f})" for c in chosen]
+    total = sum(round(c["price"] * 100) for c in chosen) / 100
+    budget = f", within your budget of ${goal['budget']}" if goal["budget"] is not None else ""
+    return (
+        f"Here is your {goal['project']} set, one of each kind you need:\n"
+        + "\n".join(lines)
+        + f"\nTotal: ${total:.2f}{budget}."
+    )
+
+
+def oracle(task: TaskRow) -> Oracle:
+    """Ask for the list if it was not given; one search per kind; cheapest in-stock match each.
+
+    The hidden goal decides which kinds are known when: the initial ones at once (or after the
+    ask), a switched-in kind from the turn the customer says it. Only cards a search showed are
+    recommended; a search that shows no in-stock match, or picks over budget, is redrawn.
+    """
+    goal = task.decoded("goal")
+    script = task.decoded("user_script")
+    switch = script.get("switch")
+    B = task.axis("B_tool")
+    kinds = goal["categories"]
+    added = kinds[-1]["noun"] if switch and switch["kind"] == "add_item" else None
+    known = [k["noun"] for k in kinds if k["noun"] != added]
+    turn = 0
+    if not goal["listed"]:
+        yield [call("ask_user", question=ASK_LIST)]
+        turn = 1
+    cards: dict[str, list[dict[str, Any]]] = {}
+    while True:
+        if added and added not in known and turn >= switch["turn"]:
+            known.append(added)
+        todo = [k for k in known if k not in cards][:B]
+        if not todo:
+            break
+        results = yield [call("catalog_search", query=noun) for noun in todo]
+        turn += 1
+        for noun, result in zip(todo, results, strict=False):
+            cards[noun] = result.get("results", [])
+    aliases = {k["noun"]: k["aliases"] for k in kinds}
+    chosen = [_cheapest(noun, aliases[noun], cards[noun]) for noun in known]
+    total = sum(round(c["price"] * 100) for c in chosen)
+    if goal["budget"] is not None and total > goal["budget"] * 100:
+        raise Redraw("the cheapest shown matches exceed the budget")
+    yield [call("recommend_products", product_ids=[c["product_id"] for c in chosen])]
+    yield answer(goal, chosen)
+
+
+def _cheapest(noun: str, aliases: list[str], cards: list[dict[str, Any]]) -> dict[str, Any]:
+    """The cheapest in-stock card whose title names the kind (by any of its names)."""
+    patterns = [noun_pattern(a) for a in aliases]
+    fits = [
+        c
+        for c in cards
+        if c["stock_qty"] > 0 and any(p.search(c["title"].lower()) for p in patterns)
+    ]
+    if not fits:
+        raise Redraw(f"no in-stock {noun} shown")
+    best = min(fits, key=lambda c: (c["price"], c["product_id"]))
+    return {**best, "noun": noun}

@@ -1,0 +1,454 @@
+"""Constraints, feasible sets and preference utility: what discovery and substitution share.
+
+A recommendation task is a hard filter (:class:`Constraints`: a category, price ceiling, rating
+floor, shipping days, brand, attribute values) and a soft order (:class:`Preference`: the
+customer's weights over price, rating, ship speed and brand loyalty from the users table).
+Generation computes the feasible set exactly with vectorised Polars over one category's
+products, whose attribute JSON is decoded into columns once per category and cached on the
+:class:`GenContext` (:func:`tables`). The verifier re-checks each recommended product with
+:meth:`Constraints.holds` and :meth:`Preference.utility` on the facts the runtime recorded; both
+sides use the same float arithmetic in the same order, rounded to :data:`UTILITY_DIGITS`.
+
+Ranking is graded by nDCG@k with gains equal to utilities (:func:`ndcg`): the ideal DCG comes
+from the top k of the stored feasible set, whose utilities are > 0 by construction, so the
+denominator is never zero.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from shopgen.gen.tasks.base import GenContext, Redraw
+
+#: Utilities are rounded to this many digits on both sides (generator and verifier).
+UTILITY_DIGITS = 6
+#: Feasible products stored in a goal (best first); the size of the whole set is stored too.
+FEASIBLE_CAP = 50
+#: nDCG@k a recommendation list must reach to be correct (the oracle's list always does).
+NDCG_THRESHOLD = 0.9
+#: Floor added to every utility so a feasible product's gain is never zero.
+UTILITY_FLOOR = 0.05
+_PREF_KEYS = ("price", "rating", "ship_speed", "brand_loyalty")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Constraints:
+    """A hard filter over one category's products.
+
+    Attributes:
+        category: the leaf category id.
+        price_max: highest price accepted, or None.
+        rating_min: lowest rating accepted, or None.
+        ship_days_max: most shipping days accepted, or None.
+        brand: the only brand accepted, or None.
+        attrs: attribute name → the value it must have (string attributes only).
+        exclude: product ids never feasible (a substitute is not the original).
+    """
+
+    category: str
+    price_max: float | None = None
+    rating_min: float | None = None
+    ship_days_max: int | None = None
+    brand: str | None = None
+    attrs: dict[str, str] = field(default_factory=dict)
+    exclude: tuple[str, ...] = ()
+
+    def expr(self) -> pl.Expr:
+        """The filter as a Polars expression over a :func:`tables` frame."""
+        e = pl.lit(True)
+        if self.price_max is not None:
+            e &= pl.col("price") <= self.price_max
+        if self.rating_min is not None:
+            e &= pl.col("rating") >= self.rating_min
+        if self.ship_days_max is not None:
+            e &= pl.col("ship_days") <= self.ship_days_max
+        if self.brand is not None:
+            e &= pl.col("brand") == self.brand
+        for name, value in self.attrs.items():
+            e &= pl.col(f"a.{name}").fill_null("") == value
+        if self.exclude:
+            e &= ~pl.col("product_id").is_in(list(self.exclude))
+        return e
+
+    def broken(self, product_id: str, fact: dict[str, Any]) -> list[str]:
+        """The constraints a product breaks (empty when it is feasible), by slot name."""
+        out = []
+        if fact["category_id"] != self.category:
+            out.append("category")
+        if self.price_max is not None and fact["price"] > self.price_max:
+            out.append("price_max")
+        if self.rating_min is not None and fact["rating"] < self.rating_min:
+            out.append("rating_min")
+        if self.ship_days_max is not None and fact["ship_days"] > self.ship_days_max:
+            out.append("ship_days_max")
+        if self.brand is not None and fact["brand"] != self.brand:
+            out.append("brand")
+        attrs = fact.get("attributes") or {}
+        out += [f"attrs.{n}" for n, v in self.attrs.items() if str(attrs.get(n)) != v]
+        if product_id in self.exclude:
+            out.append("original")
+        return out
+
+    def holds(self, product_id: str, fact: dict[str, Any]) -> bool:
+        """Whether a product (its recorded facts) meets every constraint."""
+        return not self.broken(product_id, fact)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form stored in the goal."""
+        return {
+            "category": self.category,
+            "price_max": self.price_max,
+            "rating_min": self.rating_min,
+            "ship_days_max": self.ship_days_max,
+            "brand": self.brand,
+            "attrs": dict(self.attrs),
+            "exclude": list(self.exclude),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Constraints:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            category=d["category"],
+            price_max=d.get("price_max"),
+            rating_min=d.get("rating_min"),
+            ship_days_max=d.get("ship_days_max"),
+            brand=d.get("brand"),
+            attrs=dict(d.get("attrs") or {}),
+            exclude=tuple(d.get("exclude") or ()),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Preference:
+    """The customer's soft order: a weighted sum of normalised price, rating, speed, brand.
+
+    Price and shipping are normalised over the whole category (``price_lo``…``price_hi``,
+    ``ship_lo``…``ship_hi``), so a product's utility does not depend on which other products
+    happen to be feasible.
+    """
+
+    weights: dict[str, float]
+    brands: tuple[str, ...]
+    price_lo: float
+    price_hi: float
+    ship_lo: int
+    ship_hi: int
+
+    def _parts(self, price: Any, rating: Any, ship: Any, loyal: Any) -> Any:
+        w = self.weights
+        total = sum(w[k] for k in _PREF_KEYS) or 1.0
+        p_span = (self.price_hi - self.price_lo) or 1.0
+        s_span = (self.ship_hi - self.ship_lo) or 1
+        s = (
+            w["price"] * ((self.price_hi - price) / p_span)
+            + w["rating"] * ((rating - 1.0) / 4.0)
+            + w["ship_speed"] * ((self.ship_hi - ship) / s_span)
+            + w["brand_loyalty"] * loyal
+        )
+        return UTILITY_FLOOR + (1.0 - UTILITY_FLOOR) * s / total
+
+    def utilities(self, frame: pl.DataFrame) -> np.ndarray:
+        """Utilities of a :func:`tables` frame's rows (vectorised, same arithmetic)."""
+        loyal = np.isin(frame["brand"].to_numpy(), np.asarray(self.brands, dtype=object))
+        u = self._parts(
+            frame["price"].to_numpy(),
+            frame["rating"].to_numpy(),
+            frame["ship_days"].to_numpy().astype(np.float64),
+            loyal.astype(np.float64),
+        )
+        return np.round(u, UTILITY_DIGITS)
+
+    def utility(self, fact: dict[str, Any]) -> float:
+        """One product's utility from its recorded facts."""
+        u = self._parts(
+            np.float64(fact["price"]),
+            np.float64(fact["rating"]),
+            np.float64(fact["ship_days"]),
+            np.float64(fact["brand"] in self.brands),
+        )
+        return float(np.round(u, UTILITY_DIGITS))
+
+    def top_priority(self) -> str:
+        """What matters most to the customer, as they would say it."""
+        key = max(_PREF_KEYS, key=lambda k: (self.weights[k], k))
+        return {
+            "price": "a low price",
+            "rating": "a high rating",
+            "ship_speed": "fast delivery",
+            "brand_loyalty": "brands I like ({})".format(", ".join(self.brands) or "any"),
+        }[key]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form stored in the goal."""
+        return {
+            "weights": dict(self.weights),
+            "brands": list(self.brands),
+            "price_lo": self.price_lo,
+            "price_hi": self.price_hi,
+            "ship_lo": self.ship_lo,
+            "ship_hi": self.ship_hi,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Preference:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            weights={k: float(d["weights"][k]) for k in _PREF_KEYS},
+            brands=tuple(d["brands"]),
+            price_lo=float(d["price_lo"]),
+            price_hi=float(d["price_hi"]),
+            ship_lo=int(d["ship_lo"]),
+            ship_hi=int(d["ship_hi"]),
+        )
+
+
+def ndcg(gains: Iterable[float], ideal: Iterable[float]) -> float:
+    """NDCG of ``gains`` in list order against the ``ideal`` gains (best first).
+
+    Raises:
+        ValueError: when the ideal DCG is not positive (a goal without feasible products).
+    """
+    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    if idcg <= 0:
+        raise ValueError("ideal DCG must be positive")
+    return dcg / idcg
+
+
+# --- the per-context cache -------------------------------------------------------------------
+
+
+class Tables:
+    """One catalog's products split by category, attributes decoded; built lazily per category."""
+
+    def __init__(self, ctx: GenContext) -> None:
+        self.ctx = ctx
+        self._groups: dict[str, pl.DataFrame] | None = None
+        self._frames: dict[str, pl.DataFrame] = {}
+        self._bounds: dict[str, tuple[float, float, int, int]] = {}
+
+    def _group(self) -> dict[str, pl.DataFrame]:
+        if self._groups is None:
+            cols = ["product_id", "title", "brand", "category_id", "price", "rating"]
+            cols += ["ship_days", "stock_qty", "attributes"]
+            parts = self.ctx.products.select(cols).partition_by("category_id", as_dict=True)
+            self._groups = {k[0]: v for k, v in parts.items()}
+        return self._groups
+
+    @property
+    def categories(self) -> list[str]:
+        """Category ids with products, sorted (a stable draw pool)."""
+        return sorted(self._group())
+
+    def frame(self, category: str) -> pl.DataFrame:
+        """The category's products with each attribute as a string column ``a.<name>``."""
+        hit = self._frames.get(category)
+        if hit is not None:
+            return hit
+        raw = self._group()[category]
+        decoded = [json.loads(s) for s in raw["attributes"].to_list()]
+        names = sorted({k for d in decoded for k in d})
+        cols = {f"a.{n}": [_text(d.get(n)) for d in decoded] for n in names}
+        frame = raw.drop("attributes").with_columns(
+            [pl.Series(k, v, dtype=pl.String) for k, v in cols.items()]
+        )
+        self._frames[category] = frame
+        return frame
+
+    def bounds(self, category: str) -> tuple[float, float, int, int]:
+        """(price_lo, price_hi, ship_lo, ship_hi) of a category, for utility normalisation."""
+        if category not in self._bounds:
+            f = self.frame(category)
+            self._bounds[category] = (
+                float(f["price"].min()),
+                float(f["price"].max()),
+                int(f["ship_days"].min()),
+                int(f["ship_days"].max()),
+            )
+        return self._bounds[category]
+
+
+def _text(value: Any) -> str | None:
+    """An attribute value as the constraint compares it (strings only; others stay None)."""
+    return value if isinstance(value, str) else None
+
+
+def tables(ctx: GenContext) -> Tables:
+    """The context's :class:`Tables`, made once and cached on the context."""
+    cache = ctx.__dict__.setdefault("_constraint_tables", None)
+    if cache is None:
+        cache = ctx.__dict__["_constraint_tables"] = Tables(ctx)
+    return cache
+
+
+def preference(ctx: GenContext, user_id: str, category: str) -> Preference:
+    """A customer's :class:`Preference` over one category."""
+    prefs = ctx.user(user_id)["preferences"]
+    lo, hi, slo, shi = tables(ctx).bounds(category)
+    return Preference(
+        weights={k: float(prefs.get(k, 0.0)) for k in _PREF_KEYS},
+        brands=tuple(prefs.get("brands") or ()),
+        price_lo=lo,
+        price_hi=hi,
+        ship_lo=slo,
+        ship_hi=shi,
+    )
+
+
+# --- drawing constraints from a real product -------------------------------------------------
+
+
+def string_attrs(frame: pl.DataFrame, row: dict[str, Any]) -> list[str]:
+    """Attribute names of ``row`` with a string value (the ones a customer can require)."""
+    return [c[2:] for c in frame.columns if c.startswith("a.") and row.get(c)]
+
+
+def draw_values(
+    frame: pl.DataFrame,
+    target: dict[str, Any],
+    kinds: list[str],
+    rng: np.random.Generator,
+) -> dict[str, Any]:
+    """Constraint values the ``target`` product meets, one per kind (slot name).
+
+    Numeric bounds get a random slack past the target's own value, so the target is feasible
+    and the set is not a singleton by construction.
+    """
+    out: dict[str, Any] = {}
+    for kind in kinds:
+        if kind == "price_max":
+            out[kind] = float(math.ceil(target["price"] * (1.0 + rng.uniform(0.0, 0.4))))
+        elif kind == "rating_min":
+            floor = math.floor(target["rating"] * 2) / 2
+            out[kind] = max(1.0, floor - 0.5 * int(rng.integers(0, 2)))
+        elif kind == "ship_days_max":
+            out[kind] = int(target["ship_days"]) + int(rng.integers(0, 3))
+        elif kind == "brand":
+            out[kind] = target["brand"]
+        elif kind.startswith("attrs."):
+            out[kind] = target[f"a.{kind[6:]}"]
+    return out
+
+
+def choose_constraints(
+    frame: pl.DataFrame,
+    target: dict[str, Any],
+    pool: list[str],
+    n: int,
+    k: int,
+    rng: np.random.Generator,
+    *,
+    base: pl.Expr | None = None,
+) -> dict[str, Any]:
+    """Up to ``n`` constraint values the target meets that leave ≥ ``k`` in-stock products.
+
+    Kinds are tried in a random order; one that would leave fewer than ``k`` feasible in-stock
+    products is skipped, so small catalogs still give solvable tasks (m(d) is then a ceiling,
+    reached whenever the category is large enough).
+    """
+    order = rng.permutation(len(pool)).tolist()
+    values: dict[str, Any] = {}
+    live = frame.filter(pl.col("stock_qty") > 0)
+    if base is not None:
+        live = live.filter(base)
+    for i in order:
+        if len(values) >= n:
+            break
+        kind = pool[i]
+        value = draw_values(frame, target, [kind], rng)[kind]
+        trial = live.filter(constraints_from(target["category_id"], {kind: value}).expr())
+        if trial.height >= k:
+            values[kind] = value
+            live = trial
+    return {kind: values[kind] for kind in pool if kind in values}
+
+
+def constraints_from(category: str, values: dict[str, Any], **extra: Any) -> Constraints:
+    """:class:`Constraints` from slot-named values (``attrs.color`` → ``attrs["color"]``)."""
+    attrs = {k[6:]: v for k, v in values.items() if k.startswith("attrs.")}
+    return Constraints(
+        category=category,
+        price_max=values.get("price_max"),
+        rating_min=values.get("rating_min"),
+        ship_days_max=values.get("ship_days_max"),
+        brand=values.get("brand"),
+        attrs={**attrs, **extra.pop("attrs", {})},
+        **extra,
+    )
+
+
+@dataclass(frozen=True)
+class FeasibleSet:
+    """The feasible products of a goal, ranked by utility.
+
+    Attributes:
+        ranked: (product_id, utility) of the in-stock feasible products, best first.
+        out_of_stock: feasible products the episode marks out of stock.
+        size: number of feasible products in the catalog (before episode stock).
+    """
+
+    ranked: list[tuple[str, float]]
+    out_of_stock: list[str]
+    size: int
+
+
+def feasible_set(
+    ctx: GenContext,
+    cons: Constraints,
+    pref: Preference,
+    *,
+    k: int,
+    p_oos: float,
+    rng: np.random.Generator,
+) -> FeasibleSet:
+    """The exact feasible set, with some of its best products marked out of stock (p_oos).
+
+    Raises:
+        Redraw: fewer than ``k`` feasible products would stay in stock.
+    """
+    frame = tables(ctx).frame(cons.category).filter(cons.expr())
+    size = frame.height
+    frame = frame.filter(pl.col("stock_qty") > 0)
+    if frame.height < k:
+        raise Redraw(f"only {frame.height} feasible in-stock products, need {k}")
+    u = pref.utilities(frame)
+    ids = frame["product_id"].to_list()
+    order = sorted(range(len(ids)), key=lambda i: (-u[i], ids[i]))
+    ranked = [(ids[i], float(u[i])) for i in order]
+    # Out-of-stock marks fall on the products an agent is most likely to pick, while at least
+    # k stay in stock (one draw per position, always drawn: positions do not interact).
+    draws = rng.random(min(len(ranked), FEASIBLE_CAP))
+    spare = len(ranked) - k
+    oos = []
+    for (pid, _), x in zip(ranked, draws, strict=False):
+        if x < p_oos and len(oos) < spare:
+            oos.append(pid)
+    marked = set(oos)
+    kept = [r for r in ranked if r[0] not in marked]
+    return FeasibleSet(ranked=kept, out_of_stock=oos, size=size)
+
+
+def goal_fields(ctx: GenContext, cons: Constraints, fs: FeasibleSet, k: int) -> dict[str, Any]:
+    """The ranking part of a goal: the ideal list, capped feasible set, sizes, threshold.
+
+    ``feasible`` rows are ``[product_id, utility, brand]``, best first.
+    """
+    frame = tables(ctx).frame(cons.category)
+    brands = dict(zip(frame["product_id"].to_list(), frame["brand"].to_list(), strict=True))
+    return {
+        "product_ids": [pid for pid, _ in fs.ranked[:k]],
+        "feasible": [[pid, u, brands[pid]] for pid, u in fs.ranked[:FEASIBLE_CAP]],
+        "feasible_size": fs.size,
+        "feasible_in_stock": len(fs.ranked),
+        "out_of_stock": fs.out_of_stock,
+        "k_rec": k,
+        "ndcg_threshold": NDCG_THRESHOLD,
+    }

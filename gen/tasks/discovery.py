@@ -1,0 +1,138 @@
+"""discovery — "find me a few products like this".
+
+Customer wants:
+    k_rec(d) suggestions of one kind of product (a leaf category) meeting m(d) constraints in
+    all: the category plus a price ceiling, rating floor, shipping days, brand or attribute
+    values, drawn from a real in-stock target product so the feasible set is never empty.
+    Optional constraints (and the number of options) are omitted with p_missing and must be
+    asked for. What matters most to them (price, rating, speed, brands) is a fact they state
+    when asked.
+Tools offered:
+    catalog_search, catalog_get_product, catalog_get_variants, recommend_products, ask_user.
+Hidden goal:
+    ``constraints`` (every one, said or omitted), the customer's ``preference`` (weights from
+    the users table, normalised over the category), the exact feasible set from a vectorised
+    filter of the category (``feasible``: the best FEASIBLE_CAP in-stock rows
+    ``[id, utility, brand]``; ``feasible_size``, ``feasible_in_stock``), ``out_of_stock``
+    (feasible products the episode marks out of stock, p_oos), ``product_ids`` (the ideal list,
+    the top k_rec by utility), ``k_rec`` and ``ndcg_threshold``.
+Reward and is_correct:
+    ``verifiers.discovery`` via ``verifiers.ranking.grade``: each recommended product is checked
+    against *all* constraints and its stock in the episode; nDCG@k_rec with utilities as gains
+    against the stored ideal list. Correct iff exactly k_rec recommendations, all feasible and
+    in stock, and nDCG ≥ NDCG_THRESHOLD = 0.9. Findability: the oracle recommends the best list
+    among products its searches showed; a draw whose findable best list misses the threshold
+    within T_max is redrawn, so the threshold is always reachable with the tools.
+Difficulty axes used:
+    m (constraints), k_rec (options), p_missing (omitted constraints), p_oos (out-of-stock
+    feasible products), top_k and eps_rank (what search shows), T_max, B_tool, p_noise.
+Episode end:
+    the first assistant message without a tool call.
+Version history:
+    1.0 — first version.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from shopgen.gen.difficulty import Theta
+from shopgen.gen.slots import Slot, make_slot
+from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, pick
+from shopgen.gen.tasks.constraints import (
+    choose_constraints,
+    constraints_from,
+    feasible_set,
+    goal_fields,
+    preference,
+    string_attrs,
+    tables,
+)
+from shopgen.gen.tasks.recsearch import ask_question, play, query
+from shopgen.schemas.task import TaskRow
+
+#: Constraint kinds besides attributes, in the order slots are listed.
+KINDS = ("price_max", "rating_min", "ship_days_max", "brand")
+#: Words that ask the customer what matters most (the ``priority`` fact).
+PRIORITY_WORDS = ["priority", "matters most", "most important", "prefer"]
+
+
+def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> Draft:
+    """Draw a target product, m−1 constraints it meets, a customer, and the feasible set."""
+    k = int(axes.k_rec)
+    products = ctx.products
+    category = products["category_id"][int(rng.integers(products.height))]
+    frame = tables(ctx).frame(category)
+    target = frame.row(int(rng.integers(frame.height)), named=True)
+    if target["stock_qty"] <= 0:
+        raise Redraw("the target product is out of stock in the catalog")
+    pool = [*KINDS, *(f"attrs.{a}" for a in string_attrs(frame, target))]
+    values = choose_constraints(frame, target, pool, int(axes.m) - 1, k + 1, rng)
+    cons = constraints_from(category, values)
+    user_id = pick(rng, ctx.users["user_id"].to_list())
+    pref = preference(ctx, user_id, category)
+    fs = feasible_set(ctx, cons, pref, k=k, p_oos=float(axes.p_oos), rng=rng)
+    name = ctx.store_taxonomy.leaves()[_leaf_index(ctx)[category]][1].name.lower()
+    slots: list[Slot] = [make_slot("discovery", "category", name, required=True)]
+    slots += [make_slot("discovery", kind, values[kind]) for kind in values]
+    slots.append(make_slot("discovery", "k_rec", k))
+    goal = {
+        "category_name": name,
+        "constraints": cons.to_dict(),
+        "preference": pref.to_dict(),
+        **goal_fields(ctx, cons, fs, k),
+    }
+    episode = {"user_id": user_id, "out_of_stock": fs.out_of_stock, "today": ctx.today.isoformat()}
+    facts = {
+        "priority": {
+            "value": pref.top_priority(),
+            "kind": "text",
+            "label": "what matters most",
+            "keywords": PRIORITY_WORDS,
+        }
+    }
+    return Draft(slots=tuple(slots), goal=goal, episode=episode, facts=facts)
+
+
+def _leaf_index(ctx: GenContext) -> dict[str, int]:
+    """Category id → its position in the taxonomy's leaves (cached on the context)."""
+    cache = ctx.__dict__.get("_leaf_index")
+    if cache is None:
+        leaves = ctx.store_taxonomy.leaves()
+        cache = ctx.__dict__["_leaf_index"] = {c.id: i for i, (_, c) in enumerate(leaves)}
+    return cache
+
+
+def said_words(slots: dict[str, dict[str, Any]], *, known: bool) -> list[Any]:
+    """Searchable constraint words: brand and attribute values (said ones, or all if known)."""
+    out = []
+    for name, s in slots.items():
+        if (name == "brand" or name.startswith("attrs.")) and (known or not s["omitted"]):
+            out.append(s["value"])
+    return out
+
+
+def oracle(task: TaskRow) -> Oracle:
+    """Ask for what was omitted, search with the constraints, recommend the best shown list."""
+    goal = task.decoded("goal")
+    slots = {s["name"]: s for s in task.decoded("user_script")["slots"]}
+    omitted = [s for s in slots.values() if s["omitted"]]
+    name = goal["category_name"]
+    first: list = []
+    said = query(*said_words(slots, known=False), name)
+    if omitted:
+        first.append(call("ask_user", question=ask_question(omitted)))
+        if task.axis("B_tool") > 1:
+            first.append(call("catalog_search", query=said))
+    full = query(*said_words(slots, known=True), name)
+    queries = [] if len(first) > 1 and full == said else [full]
+    attrs = list(goal["constraints"]["attrs"].values())
+    return play(
+        task,
+        first=first,
+        queries=queries,
+        brand_query=lambda brand: query(brand, *attrs, name),
+        final=f"Here are {goal['k_rec']} {name} that meet all your requirements, best first.",
+    )

@@ -1,0 +1,249 @@
+"""policy — "what is your policy on …, in my case?".
+
+Customer wants:
+    the store's answer to one policy question (a return window, a fee, a threshold, whether
+    something is allowed) for their own situation. The answer is decided by one rule with
+    B_branch(d) clauses; the customer states some of the facts that rule tests in the first
+    message and leaves others out (p_missing), and knows further facts (item condition, the
+    reason, the state they ship to) only when asked.
+Tools offered:
+    policy_search, orders_list, order_get_details, catalog_get_product, ask_user.
+Hidden goal:
+    ``{topic, rule_id, kind, unit, value, text, facts, needed, fact_values}``: ``value`` is
+    ``engine.evaluate(topic, facts)`` (never a default: a draw where no rule applies is
+    redrawn), ``needed`` the customer facts (slot names) the deciding rule's clauses test,
+    ``fact_values`` what the customer would say, by slot name.
+Reward and is_correct:
+    ``verifiers.policy`` reads the final message: a number of the answer's unit (money in
+    exact cents, else 1e-6 relative) or a yes/no, and nothing conflicting; the agent must have
+    searched the policy and asked for every needed fact the first message left out.
+    r_task = 1 when all three hold, 0 for a right answer without them, −0.5 for a wrong or
+    conflicting answer, −1 for none; correct iff all three hold.
+Difficulty axes used:
+    B_branch (clauses of the deciding rule), p_missing (facts left out), p_noise, T_max,
+    B_tool.
+Episode end:
+    the first assistant message without a tool call.
+Version history:
+    1.0 — first version.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from shopgen.gen.difficulty import Theta
+from shopgen.gen.policy import Decision, PolicyEngine, format_value
+from shopgen.gen.slots import Slot, make_slot
+from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, chunked, pick
+from shopgen.schemas.policy import FACT_VALUES
+from shopgen.schemas.task import TaskRow
+
+#: How a customer names each topic (the ``topic`` slot).
+TOPIC_PHRASES: dict[str, str] = {
+    "returnable": "whether I can return an item",
+    "return_window": "how long I have to return an item",
+    "restocking_fee": "the restocking fee on a return",
+    "return_method_available": "whether I can use a particular return method",
+    "return_shipping_fee": "what sending a return back costs",
+    "free_return_threshold": "the order amount for free returns",
+    "free_shipping_threshold": "the order amount for free shipping",
+    "shipping_cost": "how much shipping costs",
+    "shipping_days": "how many business days delivery takes",
+    "ship_method_available": "whether a shipping method is available",
+    "price_match": "whether you adjust the price if it drops",
+    "price_match_window": "how long after buying I can ask for a price adjustment",
+    "warranty": "how long the store warranty is",
+    "bulk_discount": "the discount for buying in bulk",
+    "membership_fee": "what the membership costs",
+}
+
+#: Engine fact → (slot or fact name, kind, label, extra keywords). Slots of the policy
+#: vocabulary may appear in the first message; the rest are facts told only when asked.
+FACT_SLOTS: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
+    "tier": ("tier", "choice", "membership tier", ()),
+    "category": ("category", "text", "product category", ("product", "what kind")),
+    "days_since_delivery": ("days", "days", "days since delivery", ()),
+    "return_method": ("method", "choice", "return method", ("return method",)),
+    "ship_method": ("ship_method", "choice", "shipping method", ("shipping", "delivery speed")),
+    "order_total": ("order_total", "money", "order total", ()),
+    "item_condition": ("condition", "choice", "item condition", ("condition",)),
+    "reason": ("reason", "text", "reason for the return", ("reason", "why")),
+    "price": ("price", "money", "item price", ("item price", "unit price")),
+    "quantity": ("quantity", "quantity", "quantity", ("how many", "units")),
+    "state": ("state", "choice", "delivery state", ("state", "ship to", "destination")),
+}
+_IN_VOCAB = frozenset({"tier", "category", "days", "method", "order_total"})
+
+#: How the customer says a fact's value.
+SAY: dict[str, dict[str, str]] = {
+    "tier": {"none": "free-tier (no paid membership)", "basic": "basic", "premium": "premium"},
+    "return_method": {"mail": "mail", "drop_off": "drop-off point", "pickup": "scheduled pickup"},
+    "ship_method": {
+        "standard": "standard shipping",
+        "expedited": "expedited shipping",
+        "two_day": "two-day shipping",
+        "next_day": "next-day shipping",
+    },
+    "reason": {
+        "changed_mind": "I changed my mind",
+        "defective": "it is defective",
+        "wrong_item": "they sent the wrong item",
+        "damaged_in_transit": "it arrived damaged",
+    },
+}
+_STATES = ("CA", "NY", "TX", "WA", "AK", "HI")
+_LEAF_FACTS = frozenset({"category", "department", "tags"})
+
+
+def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> Draft:
+    """Draw a rule with B_branch clauses, a situation where it decides, and the question."""
+    engine = ctx.engine
+    rule_id = pick(rng, _rules(engine, int(axes.B_branch)))
+    rule = engine.rules[rule_id]
+    facts = _complete(engine, rule_id, dict(_witness(engine, rule_id)), rng)
+    decision = engine.evaluate(rule.topic, facts)
+    if not isinstance(decision, Decision) or decision.rule_ids[0] != rule_id:
+        raise Redraw(f"{rule_id} does not decide its witness")
+    said = _said_values(engine, facts)
+    needed = sorted(
+        {FACT_SLOTS[c.fact][0] for c in rule.when if c.fact in FACT_SLOTS} | _leaf(rule)
+    )
+    slots: list[Slot] = [make_slot("policy", "topic", TOPIC_PHRASES[rule.topic], required=True)]
+    extra: dict[str, Any] = {}
+    for name in sorted(said):
+        fact, value = said[name]
+        _, kind, label, keywords = FACT_SLOTS[fact]
+        if name in _IN_VOCAB:
+            slots.append(make_slot("policy", name, value))
+        else:
+            extra[name] = {"value": value, "kind": kind, "label": label, "keywords": list(keywords)}
+    goal = {
+        "topic": rule.topic,
+        "rule_id": rule_id,
+        "kind": decision.kind,
+        "unit": decision.unit,
+        "value": decision.value,
+        "text": format_value(decision.value, decision.unit, decision.kind),
+        "facts": facts,
+        "needed": needed,
+        "fact_values": {name: value for name, (_, value) in said.items()},
+    }
+    episode = {"today": ctx.today.isoformat()}
+    return Draft(slots=tuple(slots), goal=goal, episode=episode, facts=extra)
+
+
+@cache
+def _rules_cached(engine: PolicyEngine, n: int) -> tuple[str, ...]:
+    usable = []
+    for rule in engine.rules_with_clauses(n):
+        if rule.answer.kind not in ("number", "boolean") or rule.topic not in TOPIC_PHRASES:
+            continue
+        if engine.witness(rule.id) is not None:
+            usable.append(rule.id)
+    return tuple(usable)
+
+
+def _rules(engine: PolicyEngine, branch: int) -> tuple[str, ...]:
+    """Rules with ``branch`` clauses that have a witness; fewer clauses past the file's maximum."""
+    for n in range(branch, -1, -1):
+        found = _rules_cached(engine, n)
+        if found:
+            return found
+    raise Redraw("no policy rule has a witness")
+
+
+@cache
+def _witness(engine: PolicyEngine, rule_id: str) -> dict[str, Any]:
+    return engine.witness(rule_id) or {}
+
+
+def _leaf(rule: Any) -> set[str]:
+    return {"category"} if any(c.fact in _LEAF_FACTS for c in rule.when) else set()
+
+
+def topic_facts(engine: PolicyEngine, topic: str) -> set[str]:
+    """Every fact some rule of ``topic`` tests: what an exact answer may depend on."""
+    return {c.fact for r in engine.rules_of(topic) for c in r.when}
+
+
+def _complete(
+    engine: PolicyEngine, rule_id: str, facts: dict[str, Any], rng: np.random.Generator
+) -> dict[str, Any]:
+    """Give the customer a value for every other fact of the topic that keeps the rule deciding.
+
+    A real customer has a membership tier and ships somewhere; leaving such facts unknown
+    would let an agent's question about them go unanswered. A fact for which no value keeps
+    the rule deciding stays unknown.
+    """
+    topic = engine.rules[rule_id].topic
+    for fact in sorted(topic_facts(engine, topic) - set(facts) - _LEAF_FACTS):
+        if fact not in FACT_SLOTS:
+            continue
+        options = list(_candidates(engine, topic, fact))
+        rng.shuffle(options)
+        for value in options:
+            trial = {**facts, fact: value}
+            if engine.matching(topic, trial)[:1] == [rule_id]:
+                facts = trial
+                break
+    return facts
+
+
+def _candidates(engine: PolicyEngine, topic: str, fact: str) -> list[Any]:
+    if fact in FACT_VALUES:
+        return list(FACT_VALUES[fact])
+    if fact == "state":
+        return list(_STATES)
+    bounds = [
+        float(engine._literal(c.value))
+        for r in engine.rules_of(topic)
+        for c in r.when
+        if c.fact == fact
+    ]
+    return sorted({max(0.0, round(b + s, 2)) for b in bounds for s in (-7.5, 3.25, 12.0)})
+
+
+def _said_values(engine: PolicyEngine, facts: dict[str, Any]) -> dict[str, tuple[str, Any]]:
+    """Slot name → (engine fact, what the customer says) for the facts a customer knows."""
+    out: dict[str, tuple[str, Any]] = {}
+    for fact, value in facts.items():
+        if fact == "category":
+            leaf = next(c for _, c in engine.taxonomy.leaves() if c.id == value)
+            out["category"] = ("category", leaf.name.lower())
+        elif fact in FACT_SLOTS:
+            name = FACT_SLOTS[fact][0]
+            said = SAY.get(fact, {}).get(value, value) if isinstance(value, str) else value
+            if FACT_SLOTS[fact][1] == "days" or fact == "quantity":
+                said = int(said)
+            out[name] = (fact, said)
+    return out
+
+
+def answer(goal: dict[str, Any]) -> str:
+    """The final message a perfect agent writes: the one value, in the policy's own words."""
+    if goal["kind"] == "boolean":
+        return f"{'Yes' if goal['value'] else 'No'}. That is what our policy says for your case."
+    return f"Our policy gives {goal['text']} in your case."
+
+
+def oracle(task: TaskRow) -> Oracle:
+    """Search the policy and ask, in one question, for every topic fact the customer left out."""
+    goal = task.decoded("goal")
+    script = task.decoded("user_script")
+    budget = task.axis("B_tool")
+    calls = [call("policy_search", query=f"{goal['topic'].replace('_', ' ')} policy")]
+    unsaid = [
+        s
+        for s in script["slots"]
+        if s["name"] != "topic" and (s["omitted"] or s["name"] not in _IN_VOCAB)
+    ]
+    if unsaid:
+        labels = ", ".join(s["label"] for s in unsaid)
+        calls.append(call("ask_user", question=f"Could you tell me your {labels}?"))
+    for turn in chunked(calls, budget):
+        _results = yield turn  # the oracle does not need what the tools say
+    yield answer(goal)

@@ -1,0 +1,381 @@
+"""returns — "I want to send this back (or swap it)".
+
+Customer wants:
+    to return, or exchange for another size or colour, one item of one of their last
+    H_orders(d) orders. They name the item by its noun and the order by its number or, more
+    often as d grows, by the day they placed it (or not at all); they give a reason, and know
+    how they would send it back. Some items sit within two days of the edge of their return
+    window (p_return_edge(d)); some cannot be returned at all (final sale, perishable, opened
+    hygiene items). The store's policy engine decides, in the tools and in the goal alike.
+Tools offered:
+    orders_list, order_get_details, catalog_get_product, catalog_get_variants,
+    return_check_eligibility, return_start, exchange_start, policy_search, ask_user.
+Hidden goal:
+    ``{order_id, line_no, product_id, variant_id, action, eligible, reason, method,
+    exchange, refusal, days_since_delivery, window_days, item_ambiguous}``. ``eligible`` is
+    ``engine.return_eligibility`` on the line's facts; ``refusal`` names why not
+    (``window``, ``final_sale``, ``perishable``, ``personalised``, ``hygiene``); ``exchange``
+    maps variant axes to the values the new variant must have (after any switch).
+Reward and is_correct:
+    ``verifiers.returns``. Eligible: exactly one return/exchange started (``state.extra``
+    ``returns``/``exchanges``) on the right line with the right action, reason code and
+    method, or a new variant with the stated values. Not eligible: nothing started, the
+    target line checked, and the final message says it is not eligible and names the one
+    true reason. Eligible: r_task = 2·(parts right / parts) − 1, −1 when nothing was started
+    or the line is wrong. Not eligible: 1 when told right after checking, 0 when told right
+    without checking, −0.5 when told wrong, −1 for silence or a started return. correct iff
+    every part is right.
+Difficulty axes used:
+    H_orders (orders to tell apart), p_missing (order day, reason, action, exchange values
+    left out), p_switch (the customer changes the exchange size or colour), p_noise, T_max,
+    B_tool, and the schedules p_indirect_order_ref(d) and p_return_edge(d).
+Episode end:
+    the first assistant message without a tool call.
+Version history:
+    1.0 — first version.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any
+
+import numpy as np
+
+from shopgen.gen.difficulty import Theta
+from shopgen.gen.policy import Decision
+from shopgen.gen.schedules import p_indirect_order_ref, p_return_edge
+from shopgen.gen.slots import Slot, make_slot
+from shopgen.gen.switches import apply_switch, plan_switch
+from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, chunked, pick
+from shopgen.schemas.task import TaskRow
+
+#: How a customer says each reason code.
+REASON_WORDS: dict[str, str] = {
+    "changed_mind": "I changed my mind",
+    "defective": "it is defective and stopped working",
+    "wrong_item": "they sent me the wrong item",
+    "damaged_in_transit": "it arrived damaged in the box",
+}
+#: How a customer says each return method.
+METHOD_WORDS: dict[str, str] = {
+    "mail": "by mail",
+    "drop_off": "at a drop-off point",
+    "pickup": "with a scheduled pickup",
+}
+#: Returnability rule → the refusal it means (window refusals come from the window rule).
+REFUSALS: dict[str, str] = {
+    "returnable_final_sale": "final_sale",
+    "returnable_perishable": "perishable",
+    "returnable_personalised": "personalised",
+    "returnable_hygiene_opened": "hygiene",
+}
+#: What the final message says for each refusal.
+REFUSAL_TEXT: dict[str, str] = {
+    "window": "its return window has passed",
+    "final_sale": "it is a final-sale item",
+    "perishable": "perishable items cannot be taken back",
+    "personalised": "personalised items cannot be taken back",
+    "hygiene": "it is a hygiene item that has been opened",
+}
+P_EXCHANGE = 0.4
+P_FAULTY = 0.4
+
+
+def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> Draft:
+    """Draw a customer, a delivered line, its age against its window, and how it is named."""
+    n_orders = int(axes.H_orders)
+    user_id = pick(rng, ctx.customers_with_orders(n_orders))
+    orders = ctx.store.orders_of(user_id)
+    delivered = [o for o in orders if o["status"] == "delivered" and o["delivered_at"]]
+    order = pick(rng, delivered)
+    line = pick(
+        rng, [ln for ln in ctx.store.lines_of(order["order_id"]) if ln["status"] == "active"]
+    )
+    tier = (ctx.store.user(user_id) or {}).get("tier", "none")
+    facts = _line_facts(ctx, line, tier, rng)
+    engine = ctx.engine
+    window = engine.evaluate("return_window", facts)
+    if not isinstance(window, Decision):
+        raise Redraw("no return window rule applies")
+    days = _days(int(window.value), d, rng)
+    today = _today_for(order["delivered_at"], days)
+    facts["days_since_delivery"] = days
+    verdict = engine.return_eligibility(facts)
+    if not isinstance(verdict, Decision):
+        raise Redraw("the policy gives no verdict")
+    visible = _visible(orders, today, n_orders)
+    if order["order_id"] not in visible:
+        raise Redraw("the target order is not among the last H_orders orders")
+    noun = _noun(ctx, line["product_id"])
+    ambiguous = _ambiguity(ctx, visible, order, line, noun)
+
+    slots: list[Slot] = [make_slot("returns", "item", noun, required=True)]
+    if rng.random() < p_indirect_order_ref(d):
+        day = order["placed_at"].date()
+        slots.append(make_slot("returns", "order_date", f"{day:%B} {day.day}"))
+    else:
+        slots.append(make_slot("returns", "order_ref", order["order_id"], required=True))
+    slots.append(make_slot("returns", "reason", REASON_WORDS[facts["reason"]]))
+    exchange = _exchange_options(ctx, line, rng) if rng.random() < P_EXCHANGE else None
+    action = "exchange" if exchange else "return"
+    slots.append(make_slot("returns", "action", action))
+    switch = None
+    if exchange:
+        axis, value, others = exchange
+        slots.append(make_slot("returns", f"exchange.{axis}", value))
+        if verdict.value:
+            switch = plan_switch(
+                "returns",
+                slots,
+                p_switch=float(axes.p_switch),
+                T_max=int(axes.T_max),
+                rng=rng,
+                options={"change_variant": {f"exchange.{axis}": others}},
+            )
+    final = {s.name: s.value for s in apply_switch(slots, switch, env="returns")}
+    method = _method(engine, facts, rng)
+    goal = {
+        "order_id": order["order_id"],
+        "line_no": int(line["line_no"]),
+        "product_id": line["product_id"],
+        "variant_id": line["variant_id"],
+        "action": action,
+        "eligible": bool(verdict.value),
+        "reason": facts["reason"],
+        "method": method,
+        "exchange": {k.split(".", 1)[1]: v for k, v in final.items() if k.startswith("exchange.")},
+        "refusal": None if verdict.value else _refusal(engine, facts),
+        "days_since_delivery": days,
+        "window_days": window.value,
+        "item_ambiguous": ambiguous,
+    }
+    episode = {
+        "user_id": user_id,
+        "order_ids": visible,
+        "today": today.isoformat(),
+        "item_condition": {line["product_id"]: facts["item_condition"]},
+    }
+    if exchange:  # what the verifier needs to check a replacement (it has no catalog)
+        episode["variant_attrs"] = {
+            v["variant_id"]: v["attributes"] for v in ctx.store.variants_of(line["product_id"])
+        }
+    said_method = {"value": METHOD_WORDS[method], "kind": "choice", "label": "return method"}
+    return Draft(
+        slots=tuple(slots),
+        goal=goal,
+        episode=episode,
+        switch=switch,
+        facts={"method": {**said_method, "keywords": ["send it back", "ship it back"]}},
+    )
+
+
+def _line_facts(
+    ctx: GenContext, line: dict[str, Any], tier: str, rng: np.random.Generator
+) -> dict[str, Any]:
+    """The facts the return tools will read for this line (condition and reason drawn here)."""
+    product = ctx.store.product(line["product_id"])
+    department, tags = ctx.store.category_facts.get(product["category_id"], ("", ()))
+    condition = "opened" if "hygiene" in tags and rng.random() < 0.5 else "unopened"
+    faulty = ("defective", "wrong_item", "damaged_in_transit")
+    reason = pick(rng, faulty) if rng.random() < P_FAULTY else "changed_mind"
+    return {
+        "category": product["category_id"],
+        "department": department,
+        "tags": list(tags),
+        "tier": tier,
+        "item_condition": condition,
+        "reason": reason,
+        "price": float(line["unit_price"]),
+        "quantity": int(line["quantity"]),
+    }
+
+
+def _days(window: int, d: int, rng: np.random.Generator) -> int:
+    """Days since delivery: within ±2 of the window edge with p_return_edge(d), else clear of it."""
+    if rng.random() < p_return_edge(d):
+        return max(0, window + int(rng.integers(-2, 3)))
+    if rng.random() < 0.75:
+        return int(rng.integers(1, max(2, window - 2)))
+    return window + int(rng.integers(3, 31))
+
+
+def _today_for(delivered_at: datetime, days: int) -> date:
+    """The episode day on which the tools count exactly ``days`` since delivery.
+
+    The tools count whole days from delivery to the end of ``today``; that count grows by one
+    per calendar day, so one evaluation at the delivery day fixes the offset.
+    """
+    at_delivery = (
+        datetime.combine(delivered_at.date() + timedelta(days=1), datetime.min.time())
+        - delivered_at
+    ).days
+    return delivered_at.date() + timedelta(days=days - at_delivery)
+
+
+def _visible(orders: list[dict[str, Any]], today: date, n: int) -> list[str]:
+    """The last ``n`` orders whose every event happened by the end of ``today``."""
+    end = datetime.combine(today + timedelta(days=1), datetime.min.time())
+    keys = ("placed_at", "shipped_at", "delivered_at", "cancelled_at")
+    past = [o for o in orders if all(o[k] is None or o[k] < end for k in keys)]
+    return [o["order_id"] for o in past[-n:]]
+
+
+def _noun(ctx: GenContext, product_id: str) -> str:
+    title = ctx.store.product(product_id)["title"].lower()
+    found = next((n for n in sorted(ctx.nouns, key=len, reverse=True) if n.lower() in title), None)
+    if found is None:
+        raise Redraw(f"no taxonomy noun in title {title!r}")
+    return found.lower()
+
+
+def _ambiguity(
+    ctx: GenContext, visible: list[str], order: dict[str, Any], line: dict[str, Any], noun: str
+) -> bool:
+    """Whether the noun fits lines of other visible orders (then the order must be named).
+
+    A second line with the noun in the same order, or in another order of the same day, can
+    never be told apart by what the customer knows: such draws are redrawn.
+    """
+    day = order["placed_at"].date()
+    holders = []
+    for oid in visible:
+        hits = [
+            ln
+            for ln in ctx.store.lines_of(oid)
+            if noun in ctx.store.product(ln["product_id"])["title"].lower()
+        ]
+        if oid == order["order_id"] and len(hits) > 1:
+            raise Redraw("two lines of the order hold the item")
+        if hits and oid != order["order_id"]:
+            holders.append(ctx.store.order(oid))
+    if any(o["placed_at"].date() == day for o in holders):
+        raise Redraw("another order of the same day holds the item")
+    return bool(holders)
+
+
+def _exchange_options(
+    ctx: GenContext, line: dict[str, Any], rng: np.random.Generator
+) -> tuple[str, Any, list[Any]] | None:
+    """An axis, a new value for it (in stock, other axes unchanged) and the other such values."""
+    if line["variant_id"] is None:
+        return None
+    current = ctx.store.variant(line["variant_id"])
+    variants = ctx.store.variants_of(line["product_id"])
+    axes = sorted(current["attributes"])
+    rng.shuffle(axes)
+    for axis in axes:
+        values = sorted(
+            {
+                v["attributes"][axis]
+                for v in variants
+                if v["stock_qty"] >= line["quantity"]
+                and v["attributes"].get(axis) != current["attributes"][axis]
+                and all(
+                    v["attributes"].get(k) == x
+                    for k, x in current["attributes"].items()
+                    if k != axis
+                )
+            },
+            key=str,
+        )
+        if values:
+            value = pick(rng, values)
+            return axis, value, [v for v in values if v != value]
+    return None
+
+
+def _method(engine: Any, facts: dict[str, Any], rng: np.random.Generator) -> str:
+    offered = []
+    for method in METHOD_WORDS:
+        ok = engine.evaluate("return_method_available", {**facts, "return_method": method})
+        if ok and ok.value:
+            offered.append(method)
+    return pick(rng, offered)
+
+
+def _refusal(engine: Any, facts: dict[str, Any]) -> str:
+    returnable = engine.evaluate("returnable", facts)
+    if returnable and not returnable.value:
+        return REFUSALS[returnable.rule_ids[0]]
+    return "window"
+
+
+def new_variant(task_variants: list[dict[str, Any]], goal: dict[str, Any]) -> dict[str, Any]:
+    """The replacement the oracle picks: the stated values, every other axis as it was."""
+    current = next(v for v in task_variants if v["variant_id"] == goal["variant_id"])
+    for v in task_variants:
+        attrs = v["attributes"]
+        if all(attrs.get(k) == x for k, x in goal["exchange"].items()) and all(
+            attrs.get(k) == x for k, x in current["attributes"].items() if k not in goal["exchange"]
+        ):
+            return v
+    raise Redraw("no variant has the stated values")
+
+
+def answer(goal: dict[str, Any], started: str | None) -> str:
+    """The final message a perfect agent writes."""
+    if not goal["eligible"]:
+        return (
+            f"I'm sorry, the {goal['action']} is not possible: this item is not eligible for "
+            f"return because {REFUSAL_TEXT[goal['refusal']]}."
+        )
+    return f"Done: your {goal['action']} is started ({started})."
+
+
+def oracle(task: TaskRow) -> Oracle:
+    """Find the line, ask for what the customer left out, check or act, then report."""
+    goal = task.decoded("goal")
+    script = task.decoded("user_script")
+    slots = {s["name"]: s for s in script["slots"]}
+    budget = task.axis("B_tool")
+    turns: list[list[Any]] = []
+    if "order_ref" in slots:
+        turns.append([call("order_get_details", order_id=goal["order_id"])])
+    else:
+        turns.append([call("orders_list")])
+    wanted = ["reason"]
+    if goal["eligible"]:
+        wanted += ["action", *[f"exchange.{k}" for k in goal["exchange"]], "method"]
+    if goal["item_ambiguous"] and "order_ref" not in slots:
+        wanted.append("order_date")
+    unsaid = [slots[n] for n in wanted if n in slots and (slots[n]["omitted"] or n == "method")]
+    if goal["action"] == "exchange" and goal["eligible"]:
+        unsaid = [s for s in unsaid if s["name"] != "method"]
+    prep = []
+    if unsaid:
+        labels = ", ".join(s["label"] for s in unsaid)
+        prep.append(call("ask_user", question=f"Could you tell me the {labels}?"))
+    pid = goal["product_id"]
+    line = {"order_id": goal["order_id"], "product_id": pid}
+    if goal["variant_id"] is not None:
+        line["variant_id"] = goal["variant_id"]
+    if goal["eligible"] and goal["action"] == "exchange":
+        prep.append(call("catalog_get_variants", product_id=pid))
+    turns += chunked(prep, budget)
+    switch = script.get("switch")
+    while switch and len(turns) < switch["turn"]:
+        turns.append([call("catalog_get_variants", product_id=pid)])
+    variants: list[dict[str, Any]] = []
+    for turn in turns:
+        results = yield turn
+        for result in results:
+            variants = result.get("variants", variants) if isinstance(result, dict) else variants
+    if not goal["eligible"]:
+        yield [call("return_check_eligibility", reason=goal["reason"], **line)]
+        yield answer(goal, None)
+        return
+    if goal["action"] == "exchange":
+        new = new_variant(variants, goal)
+        act = call(
+            "exchange_start", new_variant_id=new["variant_id"], reason=goal["reason"], **line
+        )
+    else:
+        act = call("return_start", reason=goal["reason"], method=goal["method"], **line)
+    results = yield [act]
+    started = next(
+        (r.get("return_id") or r.get("exchange_id") for r in results if isinstance(r, dict)), None
+    )
+    if not started:
+        raise Redraw(f"the store refused the {goal['action']}: {results}")
+    yield answer(goal, started)

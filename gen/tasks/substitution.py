@@ -1,0 +1,148 @@
+"""substitution — "this is out of stock, what else fits?".
+
+Customer wants:
+    k_rec(d) substitutes for a product they looked at (it is in their visit history) that is
+    out of stock in the episode. A substitute must be compatible — same leaf category and the
+    same values of the leaf's ``compat`` attributes (from the taxonomy; only attributes the
+    original has) — cost at most 1.2× the original (``price_max``), and meet up to m(d) − 2
+    further constraints (rating, shipping days, brand, other attributes) drawn from a real
+    compatible product, so the set is never empty. Omitted constraints must be asked for.
+Tools offered:
+    catalog_search, catalog_get_product, catalog_get_variants, user_get_visit_history,
+    recommend_products, ask_user.
+Hidden goal:
+    as discovery (``constraints`` with the compat attributes and the original excluded,
+    ``preference``, ``feasible``, ``product_ids``, ``k_rec``, ``ndcg_threshold``), plus
+    ``original_id`` and ``compat`` (attribute → value that must match).
+Reward and is_correct:
+    ``verifiers.substitution`` via ``verifiers.ranking.grade``: compatibility is a hard
+    constraint like the others; correct iff exactly k_rec substitutes, all compatible, feasible
+    and in stock, with nDCG ≥ 0.9 against the ideal list (findable by construction, see
+    ``gen.tasks.recsearch``).
+Difficulty axes used:
+    m, k_rec, p_missing, p_oos (feasible substitutes marked out of stock), top_k and eps_rank
+    (search), T_max, B_tool, p_noise.
+Episode end:
+    the first assistant message without a tool call.
+Version history:
+    1.0 — first version.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from shopgen.gen.difficulty import Theta
+from shopgen.gen.slots import Slot, make_slot
+from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, pick
+from shopgen.gen.tasks.constraints import (
+    Constraints,
+    choose_constraints,
+    constraints_from,
+    feasible_set,
+    goal_fields,
+    preference,
+    string_attrs,
+    tables,
+)
+from shopgen.gen.tasks.discovery import _leaf_index
+from shopgen.gen.tasks.recsearch import ask_question, play, query
+from shopgen.schemas.task import TaskRow
+
+#: A substitute may cost at most this much more than the original.
+PRICE_FACTOR = 1.2
+#: Other products the visit history shows besides the original.
+HISTORY_OTHERS = 3
+
+
+def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> Draft:
+    """Draw the original, its compatibility, constraints a real substitute meets, the set."""
+    k = int(axes.k_rec)
+    products = ctx.products
+    category = products["category_id"][int(rng.integers(products.height))]
+    frame = tables(ctx).frame(category)
+    original = frame.row(int(rng.integers(frame.height)), named=True)
+    leaf = ctx.store_taxonomy.leaves()[_leaf_index(ctx)[category]][1]
+    compat = {a: original[f"a.{a}"] for a in leaf.compat if original.get(f"a.{a}")}
+    price_max = float(math.ceil(original["price"] * PRICE_FACTOR))
+    base = Constraints(
+        category=category, price_max=price_max, attrs=compat, exclude=(original["product_id"],)
+    )
+    candidates = frame.filter(base.expr() & (pl.col("stock_qty") > 0))
+    if candidates.height < k:
+        raise Redraw(f"only {candidates.height} compatible substitutes in stock")
+    model = candidates.row(int(rng.integers(candidates.height)), named=True)
+    pool = ["rating_min", "ship_days_max", "brand"]
+    pool += [f"attrs.{a}" for a in string_attrs(frame, model) if a not in compat]
+    values = choose_constraints(
+        frame, model, pool, max(0, int(axes.m) - 2), k + 1, rng, base=base.expr()
+    )
+    cons = constraints_from(
+        category,
+        {"price_max": price_max, **values},
+        attrs=compat,
+        exclude=(original["product_id"],),
+    )
+    user_id = pick(rng, ctx.users["user_id"].to_list())
+    pref = preference(ctx, user_id, category)
+    fs = feasible_set(ctx, cons, pref, k=k, p_oos=float(axes.p_oos), rng=rng)
+    title = original["title"].split(",")[0]
+    slots: list[Slot] = [
+        make_slot("substitution", "product_title", title, required=True),
+        make_slot("substitution", "product_id", original["product_id"]),
+        make_slot("substitution", "price_max", price_max),
+        *(make_slot("substitution", kind, v) for kind, v in values.items()),
+        make_slot("substitution", "k_rec", k),
+    ]
+    goal = {
+        "original_id": original["product_id"],
+        "category_name": leaf.name.lower(),
+        "compat": compat,
+        "constraints": cons.to_dict(),
+        "preference": pref.to_dict(),
+        **goal_fields(ctx, cons, fs, k),
+    }
+    episode = {
+        "user_id": user_id,
+        "visit_history": _history(ctx, original, rng),
+        "out_of_stock": [original["product_id"], *fs.out_of_stock],
+        "today": ctx.today.isoformat(),
+    }
+    return Draft(slots=tuple(slots), goal=goal, episode=episode)
+
+
+def _history(ctx: GenContext, original: dict, rng: np.random.Generator) -> list[dict]:
+    """Recent views, newest first: the original among a few other products."""
+    products = ctx.products
+    rows = [int(r) for r in rng.integers(products.height, size=HISTORY_OTHERS)]
+    views = [(products["product_id"][r], products["title"][r]) for r in rows]
+    views.insert(int(rng.integers(len(views) + 1)), (original["product_id"], original["title"]))
+    return [
+        {"product_id": pid, "title": title, "viewed_at": ctx.days_ago(i + 1)}
+        for i, (pid, title) in enumerate(views)
+    ]
+
+
+def oracle(task: TaskRow) -> Oracle:
+    """Ask for what was omitted, search by the product's name, recommend the best shown list."""
+    goal = task.decoded("goal")
+    slots = {s["name"]: s for s in task.decoded("user_script")["slots"]}
+    omitted = [s for s in slots.values() if s["omitted"]]
+    title = slots["product_title"]["value"]
+    words = [
+        s["value"]
+        for n, s in slots.items()
+        if n == "brand" or n.startswith("attrs.")  # every one is known once asked
+    ]
+    first = [call("ask_user", question=ask_question(omitted))] if omitted else []
+    compat = list(goal["compat"].values())
+    return play(
+        task,
+        first=first,
+        queries=[query(*words, title)],
+        brand_query=lambda brand: query(brand, *compat, goal["category_name"]),
+        final=f"{title} is out of stock; here are {goal['k_rec']} compatible substitutes.",
+    )

@@ -1,0 +1,263 @@
+"""Task generation: draw, render, script the customer, prove solvable (DESIGN §7).
+
+For task ``k`` of environment ``env`` at difficulty ``d`` every random choice comes from the
+streams ``(seed, "task", env, d, k, attempt, part)``, so task ``k`` is the same in a batch of 10
+or of 10,000. A draft becomes a task only after its oracle has played it live through the
+runtime and the recorded assistant messages, replayed from scratch, reach the maximum reward.
+A draw the generator or its oracle cannot use (:class:`Redraw`) moves to the next attempt; an
+oracle that plays to the end and is not correct is a bug, reported as :class:`OracleFailure`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from shopgen.env.episode import ShopEnv
+from shopgen.env.tools import env_tool_schemas
+from shopgen.gen.difficulty import Theta, theta
+from shopgen.gen.render import Rendered, render_first_message
+from shopgen.gen.schedules import p_shorthand
+from shopgen.gen.seeding import stream
+from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw
+from shopgen.schemas.envs import EnvSpec, env_spec, load_entry_point
+from shopgen.schemas.errors import ShopgenError
+from shopgen.schemas.task import TaskRow
+from shopgen.schemas.version import SHOPGEN_VERSION
+from shopgen.verifiers.replay import play
+from shopgen.verifiers.reward import MAX_REWARD
+
+#: Attempts per task before giving up: a generator that needs more has a bug.
+MAX_ATTEMPTS = 40
+
+
+class OracleFailure(ShopgenError):
+    """A generated task whose oracle does not reach the maximum reward: a generator bug."""
+
+
+@dataclass(frozen=True)
+class Generated:
+    """An accepted task with the draft and rendering it came from (for tests and reports)."""
+
+    row: TaskRow
+    draft: Draft
+    rendered: Rendered
+    attempt: int
+
+
+def system_prompt(env: str) -> str:
+    """The environment's default system prompt (``templates/<env>/system.j2``)."""
+    text = resources.files("shopgen.templates").joinpath(env, "system.j2").read_text("utf-8")
+    return text.strip()
+
+
+def user_script(draft: Draft, rendered: Rendered, axes: Theta, d: int) -> dict[str, Any]:
+    """The simulated customer's script (``schemas.task.UserScript``) for a rendered draft."""
+    dropped = set(rendered.dropped)
+    slots = [
+        {
+            "name": s.name,
+            "value": s.value,
+            "kind": s.kind,
+            "label": s.label,
+            "omitted": s.name in dropped,
+        }
+        for s in draft.slots
+        if s.kind != "id"  # customers do not know product ids
+    ]
+    for name, fact in draft.facts.items():
+        slots.append({"name": name, "omitted": False, **fact})
+    never_say = sorted(_hidden_ids(draft.goal))
+    return {
+        "style": rendered.style,
+        "p_noise": axes.p_noise,
+        "p_short": p_shorthand(d),
+        "slots": slots,
+        "switch": draft.switch.to_dict() if draft.switch else None,
+        "never_say": never_say,
+    }
+
+
+def _hidden_ids(goal: Any) -> set[str]:
+    """Product and variant ids anywhere in the goal: the customer never says them."""
+    found: set[str] = set()
+    if isinstance(goal, dict):
+        for key, value in goal.items():
+            if key in ("product_id", "variant_id", "product_ids") and value:
+                found |= set(value) if isinstance(value, list) else {str(value)}
+            else:
+                found |= _hidden_ids(value)
+    elif isinstance(goal, list):
+        for item in goal:
+            found |= _hidden_ids(item)
+    return found
+
+
+def task_id(fields: dict[str, Any]) -> str:
+    """The content hash of a task: equal content, equal id, in any batch or process."""
+    text = json.dumps(
+        fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def assistant_message(turn: int, action: list[tuple[str, dict[str, Any]]] | str) -> dict[str, Any]:
+    """An oracle turn as an OpenAI assistant message."""
+    if isinstance(action, str):
+        return {"role": "assistant", "content": action}
+    return {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {
+                "id": f"call_{turn}_{i}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args, sort_keys=True)},
+            }
+            for i, (name, args) in enumerate(action)
+        ],
+    }
+
+
+def drive(env: ShopEnv, row: TaskRow, oracle: Oracle) -> list[dict[str, Any]]:
+    """Play an oracle live; return its assistant messages.
+
+    Raises:
+        Redraw: the oracle gave up (e.g. search never showed the target) or ran out of turns.
+    """
+    env.reset(row)
+    messages: list[dict[str, Any]] = []
+    action = next(oracle)
+    while True:
+        message = assistant_message(len(messages) + 1, action)
+        messages.append(message)
+        observation, done, _, _ = env.step(message)
+        if isinstance(action, str):
+            return messages
+        if done:
+            raise Redraw("the oracle needs more than T_max turns")
+        results = [_decode(m) for m in observation["messages"]]
+        try:
+            action = oracle.send(results)
+        except StopIteration:
+            raise OracleFailure(f"{row.env} oracle stopped without a final message") from None
+
+
+def _decode(message: dict[str, Any]) -> dict[str, Any]:
+    """A tool result as the oracle reads it; a customer's own message as ``{"customer": text}``."""
+    if message.get("role") == "user":
+        return {"customer": message["content"]}
+    try:
+        return json.loads(message["content"])
+    except (TypeError, json.JSONDecodeError):
+        return {"text": message.get("content")}
+
+
+class TaskFactory:
+    """Makes proven tasks of any environment from one catalog.
+
+    Args:
+        env: a ShopEnv on the catalog; its store is the generation context too.
+        seed: root seed of the run.
+        overrides: θ axes overridden by name (the same for every task).
+        prompt: a system prompt to use instead of each environment's own.
+    """
+
+    def __init__(
+        self,
+        env: ShopEnv,
+        *,
+        seed: int,
+        overrides: dict[str, Any] | None = None,
+        prompt: str | None = None,
+    ) -> None:
+        self.env = env
+        self.seed = seed
+        self.overrides = dict(overrides or {})
+        self.prompt = prompt
+        self.ctx = GenContext(env.store, seed=seed)
+
+    def make(self, env_name: str, d: int, k: int) -> Generated:
+        """Task ``k`` of ``env_name`` at difficulty ``d``, proven solvable."""
+        spec = env_spec(env_name)
+        generate = load_entry_point(spec.generator)
+        oracle = load_entry_point(spec.oracle)
+        axes = theta(d, **self.overrides)
+        for attempt in range(MAX_ATTEMPTS):
+            key = ("task", env_name, d, k, attempt)
+            try:
+                draft = generate(self.ctx, d, axes, stream(self.seed, *key, "goal"))
+                rendered = render_first_message(
+                    env_name, draft.slots, d=d, rng=stream(self.seed, *key, "message"), axes=axes
+                )
+                row = self._row(spec, d, axes, draft, rendered, oracle_messages=None)
+                messages = drive(self.env, row, oracle(row))
+            except Redraw:
+                continue
+            row = self._row(spec, d, axes, draft, rendered, oracle_messages=messages)
+            self._prove(row, messages)
+            return Generated(row=row, draft=draft, rendered=rendered, attempt=attempt)
+        raise OracleFailure(
+            f"{env_name}: no usable draw for d={d}, k={k} in {MAX_ATTEMPTS} attempts"
+        )
+
+    def _row(
+        self,
+        spec: EnvSpec,
+        d: int,
+        axes: Theta,
+        draft: Draft,
+        rendered: Rendered,
+        *,
+        oracle_messages: list[dict[str, Any]] | None,
+    ) -> TaskRow:
+        fields = {
+            "env": spec.name,
+            "d": d,
+            "theta": axes.to_dict(),
+            "seed": self.seed,
+            "messages": [
+                {"role": "system", "content": self.prompt or system_prompt(spec.name)},
+                {"role": "user", "content": rendered.text},
+            ],
+            "tools": json.dumps(env_tool_schemas(spec.name), separators=(",", ":")),
+            "goal": json.dumps(draft.goal, sort_keys=True, default=str),
+            "episode": json.dumps(draft.episode, sort_keys=True, default=str),
+            "user_script": json.dumps(
+                user_script(draft, rendered, axes, d), sort_keys=True, default=str
+            ),
+            "catalog_id": self.env.store.catalog_id,
+            "verifier_version": spec.version,
+        }
+        # The id hashes the task's content but not the oracle's turn count, so the row the
+        # oracle plays live and the final row share an id (and so their search streams).
+        tid = task_id(fields)
+        if oracle_messages is not None:
+            fields["goal"] = json.dumps(
+                {**draft.goal, "min_turns": len(oracle_messages)}, sort_keys=True, default=str
+            )
+        return TaskRow(
+            task_id=tid,
+            oracle=json.dumps(oracle_messages or [], separators=(",", ":")),
+            shopgen_version=SHOPGEN_VERSION,
+            **fields,
+        )
+
+    def _prove(self, row: TaskRow, messages: list[dict[str, Any]]) -> None:
+        score, state = play(self.env, row, messages)
+        if score is None or not score.is_correct or score.reward < MAX_REWARD - 1e-9:
+            got = score.to_dict() if score else {"state": state.summary()}
+            raise OracleFailure(
+                f"{row.env} task {row.task_id} (d={row.d}): oracle not correct: {got}"
+            )
+
+    def batch(self, envs: list[str], ds: list[int], n: int) -> Iterator[Generated]:
+        """``n`` tasks per (environment, difficulty), environment-major."""
+        for env_name in envs:
+            for d in ds:
+                for k in range(n):
+                    yield self.make(env_name, d, k)

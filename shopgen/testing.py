@@ -1,0 +1,234 @@
+"""Conformance checks for environments, usable by third parties (STYLE §7, Gymnasium's check_env).
+
+:func:`check_env` generates tasks of one environment and asserts what every shopgen environment
+promises: rows round-trip through the task schema, the same key gives the same task in any
+batch, the oracle replays to the maximum reward, hidden answer ids never appear in what the
+agent is told, and the degenerate policies below are never correct and score ≤ 0 on average.
+
+The degenerate policies are the cheats the closest public peer fell for: doing nothing,
+answering in one turn, made-up ids, recommending every search hit, adding everything seen to
+the cart, claiming every status, asking the customer forever.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from shopgen.env.episode import ShopEnv
+from shopgen.env.verifier import Score
+from shopgen.gen.tasks.base import Oracle, call, shown_ids
+from shopgen.schemas.tables import TASKS
+from shopgen.schemas.task import TaskRow
+from shopgen.taskgen import TaskFactory, assistant_message
+from shopgen.verifiers.replay import play
+from shopgen.verifiers.reward import MAX_REWARD
+
+Policy = Callable[[TaskRow], Oracle]
+_FAKE_IDS = ["B0FAKE0001", "B0FAKE0002", "B0FAKE0003"]
+
+
+def _offered(task: TaskRow) -> set[str]:
+    return {t["function"]["name"] for t in task.decoded("tools")}
+
+
+def _first_user_text(task: TaskRow) -> str:
+    return next(m.content for m in task.messages if m.role == "user")
+
+
+def do_nothing(task: TaskRow) -> Oracle:
+    """End the conversation at once, saying nothing."""
+    yield ""
+
+
+def one_turn_answer(task: TaskRow) -> Oracle:
+    """Claim success without doing anything."""
+    yield "All done! I've taken care of everything you asked for."
+
+
+def made_up_ids(task: TaskRow) -> Oracle:
+    """Use product ids no tool ever showed."""
+    tools = _offered(task)
+    calls = []
+    if "recommend_products" in tools:
+        calls.append(call("recommend_products", product_ids=_FAKE_IDS))
+    if "cart_add" in tools:
+        calls.append(call("cart_add", product_id=_FAKE_IDS[0], quantity=1))
+    if calls:
+        yield calls[: task.axis("B_tool")]
+    yield f"I recommend {', '.join(_FAKE_IDS)}."
+
+
+def recommend_every_hit(task: TaskRow) -> Oracle:
+    """Search with the customer's words and recommend everything shown."""
+    if "catalog_search" not in _offered(task):
+        yield "Here is everything we have."
+        return
+    results = yield [call("catalog_search", query=_first_user_text(task)[:200])]
+    ids = shown_ids(results)
+    if ids and "recommend_products" in _offered(task):
+        yield [call("recommend_products", product_ids=ids)]
+    yield "Here is everything I found."
+
+
+def add_everything_seen(task: TaskRow) -> Oracle:
+    """Put every product any tool showed into the cart."""
+    tools = _offered(task)
+    seen: list[str] = []
+    first = [
+        c
+        for c in (
+            call("catalog_search", query=_first_user_text(task)[:200]),
+            call("user_get_visit_history"),
+        )
+        if c[0] in tools
+    ]
+    if first:
+        seen = shown_ids((yield first[: task.axis("B_tool")]))
+    if "cart_add" in tools:
+        for pid in seen[: task.axis("B_tool") * 2]:
+            yield [call("cart_add", product_id=pid, quantity=1)]
+    yield "I added everything I could find to your cart."
+
+
+def answer_every_status(task: TaskRow) -> Oracle:
+    """Claim every status, date and yes/no at once."""
+    yield (
+        "Your order is placed, is processing, has shipped, is in transit, was delivered and was "
+        "cancelled. It arrives on January 5, February 10, March 15, April 20 and May 25. "
+        "Yes and no: it costs $0, $5, $10, $25 and $100, within 7, 14, 30, 60 or 90 days."
+    )
+
+
+def ask_forever(task: TaskRow) -> Oracle:
+    """Ask the customer a question every turn and never act."""
+    if "ask_user" not in _offered(task):
+        yield "Could you tell me more?"
+        return
+    while True:
+        yield [call("ask_user", question="Could you tell me more about what you need?")]
+
+
+DEGENERATE: dict[str, Policy] = {
+    "do_nothing": do_nothing,
+    "one_turn_answer": one_turn_answer,
+    "made_up_ids": made_up_ids,
+    "recommend_every_hit": recommend_every_hit,
+    "add_everything_seen": add_everything_seen,
+    "answer_every_status": answer_every_status,
+    "ask_forever": ask_forever,
+}
+
+
+def run_policy(env: ShopEnv, task: TaskRow, policy: Policy) -> Score | None:
+    """Play a policy (same protocol as an oracle) to the end of the episode; return the score."""
+    env.reset(task)
+    turns = policy(task)
+    action = next(turns)
+    info: dict[str, Any] = {}
+    turn = 0
+    while True:
+        turn += 1
+        _, done, _, info = env.step(assistant_message(turn, action))
+        if done or isinstance(action, str):
+            break
+        try:
+            action = turns.send([])
+        except StopIteration:
+            _, _, _, info = env.step({"role": "assistant", "content": ""})
+            break
+    score = info.get("score")
+    return Score(**score) if score else None
+
+
+class CheckFailure(AssertionError):
+    """An environment broke one of the promises :func:`check_env` checks."""
+
+
+@dataclass
+class CheckReport:
+    """What :func:`check_env` measured."""
+
+    env: str
+    tasks: int = 0
+    degenerate_mean_reward: dict[str, float] = field(default_factory=dict)
+
+
+def check_env(
+    name: str, env: ShopEnv, *, ds: tuple[int, ...] = (0, 4, 8, 12), n: int = 3, seed: int = 0
+) -> CheckReport:
+    """Generate ``n`` tasks per level of environment ``name`` and check every promise.
+
+    Raises:
+        CheckFailure: naming the first broken promise.
+    """
+    factory = TaskFactory(env, seed=seed)
+    report = CheckReport(env=name)
+    rows = [g.row for g in factory.batch([name], list(ds), n)]
+    report.tasks = len(rows)
+    _check_schema(rows)
+    _check_determinism(env, name, rows, seed)
+    rewards: dict[str, list[float]] = {k: [] for k in DEGENERATE}
+    for row in rows:
+        _check_oracle(env, row)
+        _check_no_leak(row)
+        for label, policy in DEGENERATE.items():
+            score = run_policy(env, row, policy)
+            if score is None:
+                raise CheckFailure(f"{name}: no verifier registered")
+            if score.is_correct:
+                raise CheckFailure(
+                    f"{name} task {row.task_id}: degenerate policy {label!r} is correct"
+                )
+            if not -1.0 <= score.reward <= 1.0:
+                raise CheckFailure(f"{name}: reward {score.reward} outside [-1, 1]")
+            rewards[label].append(score.reward)
+    for label, values in rewards.items():
+        mean = sum(values) / len(values)
+        report.degenerate_mean_reward[label] = round(mean, 4)
+        if mean > 0:
+            raise CheckFailure(
+                f"{name}: degenerate policy {label!r} averages reward {mean:.3f} > 0"
+            )
+    return report
+
+
+def _check_schema(rows: list[TaskRow]) -> None:
+    table = pa.Table.from_pylist([r.to_row() for r in rows], schema=TASKS)
+    back = [TaskRow.from_row(r) for r in table.to_pylist()]
+    if back != rows:
+        raise CheckFailure("task rows do not survive a round trip through the Parquet schema")
+
+
+def _check_determinism(env: ShopEnv, name: str, rows: list[TaskRow], seed: int) -> None:
+    again = TaskFactory(env, seed=seed).make(name, rows[-1].d, _index_of_last(rows))
+    if again.row != rows[-1]:
+        raise CheckFailure(f"{name}: the same key gave a different task in a different batch")
+
+
+def _index_of_last(rows: list[TaskRow]) -> int:
+    last_d = rows[-1].d
+    return sum(r.d == last_d for r in rows) - 1
+
+
+def _check_oracle(env: ShopEnv, row: TaskRow) -> None:
+    score, _ = play(env, row, json.loads(row.oracle))
+    if score is None or not score.is_correct or abs(score.reward - MAX_REWARD) > 1e-9:
+        raise CheckFailure(
+            f"{row.env} task {row.task_id}: oracle replay is not correct at the maximum reward"
+        )
+
+
+def _check_no_leak(row: TaskRow) -> None:
+    hidden = set(row.decoded("user_script").get("never_say", []))
+    for message in row.messages:
+        for secret in hidden:
+            if secret and secret in message.content:
+                raise CheckFailure(
+                    f"{row.env} task {row.task_id}: the opening reveals hidden id {secret}"
+                )
+

@@ -1,0 +1,249 @@
+"""bundle: generation, determinism, an independently recomputed answer, axes, grading."""
+
+import json
+import re
+
+import duckdb
+import pytest
+
+from shopgen.env.state import EpisodeState
+from shopgen.gen.store import CatalogStore
+from shopgen.gen.tasks.bundle import budget_quantile, n_categories, p_budget
+from shopgen.gen.taxonomy import load_taxonomy
+from shopgen.schemas.errors import ConfigError
+from shopgen.taskgen import TaskFactory
+from shopgen.testing import DEGENERATE, run_policy
+from shopgen.verifiers.bundle import verify
+from shopgen.verifiers.replay import play
+
+
+@pytest.fixture(scope="module")
+def store(indexed_catalog_dir):
+    return CatalogStore(indexed_catalog_dir)
+
+
+@pytest.fixture(scope="module")
+def rows(factory):
+    """Two tasks per level 0..12 (each proven by the factory: the oracle replays correct)."""
+    return [factory.make("bundle", d, k).row for d in range(13) for k in range(2)]
+
+
+def _with(shop_env, **overrides):
+    return TaskFactory(shop_env, seed=0, overrides=overrides)
+
+
+def test_bad_input_is_rejected(factory):
+    with pytest.raises(ConfigError):
+        factory.make("bundle", -1, 0)
+    for schedule in (n_categories, p_budget, budget_quantile):
+        with pytest.raises(ConfigError):
+            schedule(-2)
+
+
+def test_same_key_same_task(factory, rows):
+    again = factory.make("bundle", 7, 1).row
+    assert again == rows[7 * 2 + 1]
+    assert again.task_id != factory.make("bundle", 7, 0).row.task_id
+
+
+def test_oracle_is_correct_at_every_level(shop_env, rows):
+    assert {r.d for r in rows} == set(range(13))
+    for row in rows:
+        score, _ = play(shop_env, row, json.loads(row.oracle))
+        assert score.is_correct
+        assert score.reward == pytest.approx(0.9)
+
+
+def test_goal_recomputed_from_the_catalog(rows, store):
+    """Categories come from the named project; nouns name only their category; budget feasible."""
+    tax = load_taxonomy(store.manifest.config.get("taxonomy"))
+    projects = {p.name: {i.category for i in p.items} for p in tax.projects}
+    con = duckdb.connect()
+    con.register("products", store.products.to_arrow())
+    for row in rows:
+        goal, episode = row.decoded("goal"), row.decoded("episode")
+        cats = [c["category"] for c in goal["categories"]]
+        assert len(set(cats)) == len(cats) >= 2
+        assert set(cats) <= projects[goal["project"]]
+        for c in goal["categories"]:
+            for name in c["aliases"]:
+                pattern = rf"\b{re.escape(name)}s?\b"
+                owners = con.execute(
+                    "select distinct category_id from products where regexp_matches(lower(title), ?)",
+                    [pattern],
+                ).fetchall()
+                assert owners == [(c["category"],)], (name, owners)
+        if goal["budget"] is not None:
+            gone = episode["out_of_stock"] or ["-"]
+            cheapest = con.execute(
+                f"""select sum(m) from (select min(price) m from products
+                    where stock_qty > 0 and category_id in ({",".join("?" * len(cats))})
+                    and product_id not in ({",".join("?" * len(gone))}) group by category_id)""",
+                [*cats, *gone],
+            ).fetchone()[0]
+            assert goal["budget"] >= cheapest
+
+
+def test_kinds_are_knowable_from_what_the_customer_says(rows):
+    """Listed in the first message, or held by the customer's script for ask_user."""
+    for row in rows:
+        goal, script = row.decoded("goal"), row.decoded("user_script")
+        must = {s["value"] for s in script["slots"] if s["name"].startswith("must.")}
+        added = {
+            v for n, v in (script["switch"] or {"changes": []})["changes"] if n.startswith("must.")
+        }
+        assert {c["noun"] for c in goal["categories"]} == must | added
+        budget = [s for s in script["slots"] if s["name"] == "budget"]
+        assert bool(budget) == (goal["budget"] is not None)
+        assert all(not s["omitted"] for s in script["slots"])
+
+
+def test_difficulty_grows_the_task(rows):
+    by_d = {d: [r for r in rows if r.d == d] for d in (0, 12)}
+    size = {d: sum(len(r.decoded("goal")["categories"]) for r in rs) for d, rs in by_d.items()}
+    assert size[12] > size[0]
+    assert all(r.decoded("goal")["budget"] is None for r in by_d[0])
+    assert all(r.decoded("goal")["budget"] is not None for r in by_d[12])
+
+
+def test_p_oos_takes_products_off_the_shelf(shop_env):
+    def oos(p):
+        f = _with(shop_env, p_oos=p)
+        return sum(
+            len(f.make("bundle", 4, k).row.decoded("episode")["out_of_stock"]) for k in range(4)
+        )
+
+    assert oos(0.0) == 0
+    assert oos(0.5) > 0
+
+
+def test_p_missing_withholds_the_list(shop_env):
+    def listed(p):
+        f = _with(shop_env, p_missing=p)
+        return sum(f.make("bundle", 6, k).row.decoded("goal")["listed"] for k in range(4))
+
+    assert listed(0.0) == 4
+    assert listed(1.0) == 0
+
+
+def test_p_switch_schedules_a_change_of_mind(shop_env):
+    def switches(p):
+        f = _with(shop_env, p_switch=p)
+        return sum(
+            f.make("bundle", 8, k).row.decoded("user_script")["switch"] is not None
+            for k in range(4)
+        )
+
+    assert switches(0.0) == 0
+    assert switches(1.0) == 4
+
+
+def test_top_k_changes_what_search_shows(shop_env):
+    def cards(top_k):
+        row = _with(shop_env, top_k=top_k).make("bundle", 2, 0).row
+        play(shop_env, row, json.loads(row.oracle))
+        results = [
+            json.loads(m["content"])
+            for m in shop_env.transcript
+            if m.get("name") == "catalog_search"
+        ]
+        return sum(len(r["results"]) for r in results) / len(results)
+
+    assert cards(200) > cards(20)
+
+
+def test_eps_rank_changes_what_search_shows(shop_env):
+    def shown(eps):
+        row = _with(shop_env, eps_rank=eps).make("bundle", 3, 0).row
+        play(shop_env, row, json.loads(row.oracle))
+        return [
+            json.loads(m["content"])
+            for m in shop_env.transcript
+            if m.get("name") == "catalog_search"
+        ]
+
+    assert shown(0.0) != shown(0.4)
+
+
+def _state(store, ids, out_of_stock=()):
+    state = EpisodeState()
+    state.turns = 3
+    state.recommendations = list(ids)
+    state.extra["recommended_facts"] = {
+        pid: {
+            "category_id": (p := store.product(pid))["category_id"],
+            "price": p["price"],
+            "stock_qty": 0 if pid in out_of_stock else p["stock_qty"],
+        }
+        for pid in ids
+    }
+    state.shown_ids = set(ids)
+    state.used_ids = list(ids)
+    return state
+
+
+def _oracle_ids(row):
+    rec = next(
+        tc
+        for m in json.loads(row.oracle)
+        for tc in m.get("tool_calls", [])
+        if tc["function"]["name"] == "recommend_products"
+    )
+    return json.loads(rec["function"]["arguments"])["product_ids"]
+
+
+def test_grading_is_exact(rows, store):
+    for row in rows[::3]:
+        ids = _oracle_ids(row)
+        goal = row.decoded("goal")
+        full = verify(row, _state(store, ids), [])
+        assert full.is_correct
+        assert full.r_task == 1
+        assert verify(row, _state(store, ids[::-1]), []).r_task == 1  # order is not graded
+        fewer = verify(row, _state(store, ids[1:]), [])
+        assert fewer.r_task < 1
+        assert not fewer.is_correct
+        oos = verify(row, _state(store, ids, out_of_stock={ids[0]}), [])
+        assert oos.r_task < 1
+        assert not oos.is_correct
+        same_cat = [
+            p
+            for p in store.products.filter(
+                store.products["category_id"] == goal["categories"][0]["category"]
+            )["product_id"].to_list()
+            if p not in ids
+        ][:1]
+        twice = verify(row, _state(store, ids + same_cat), [])
+        assert twice.r_task < 1
+        assert not twice.is_correct
+        if goal["budget"] is not None:
+            poorer = {**goal, "budget": 1}
+            tight = row.model_copy(update={"goal": json.dumps(poorer)})
+            over = verify(tight, _state(store, ids), [])
+            assert over.r_task < 1
+            assert not over.is_correct
+        assert verify(row, _state(store, []), []).r_task == -1
+
+
+def test_degenerate_policies_never_win(shop_env, rows):
+    sample = rows[::4]
+    for label, policy in DEGENERATE.items():
+        rewards = []
+        for row in sample:
+            score = run_policy(shop_env, row, policy)
+            assert not score.is_correct, label
+            assert -1 <= score.reward <= 1
+            rewards.append(score.reward)
+        assert sum(rewards) / len(rewards) <= 0, label
+
+
+def test_first_message_lists_the_kinds_when_listed(rows):
+    for row in rows:
+        goal = row.decoded("goal")
+        text = row.messages[1].content
+        said = {
+            s["value"] for s in row.decoded("user_script")["slots"] if s["name"].startswith("must.")
+        }
+        if goal["listed"] and row.theta["p_noise"] == 0:
+            assert said
+            assert all(noun in text for noun in said)

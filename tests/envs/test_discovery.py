@@ -1,0 +1,183 @@
+"""discovery: feasible set recomputed with DuckDB, axes, oracle, degenerate policies, grading."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shopgen.env.episode import ShopEnv
+from shopgen.env.state import EpisodeState
+from shopgen.gen.tasks.constraints import Constraints, ndcg
+from shopgen.schemas.errors import ConfigError
+from shopgen.taskgen import TaskFactory
+from shopgen.testing import check_env
+from shopgen.verifiers.ranking import grade
+
+ENV = "discovery"
+
+
+@pytest.fixture(scope="module")
+def shop(indexed_catalog_dir: Path) -> ShopEnv:
+    return ShopEnv(indexed_catalog_dir)
+
+
+@pytest.fixture(scope="module")
+def factory(shop: ShopEnv) -> TaskFactory:
+    return TaskFactory(shop, seed=0)
+
+
+@pytest.fixture(scope="module")
+def rows(factory: TaskFactory) -> list:
+    return [factory.make(ENV, d, 0).row for d in range(13)]
+
+
+def _facts(catalog: Path, ids: list[str]) -> dict[str, dict]:
+    con = duckdb.connect()
+    q = (
+        "select product_id, category_id, price, rating, ship_days, brand, attributes, stock_qty "
+        f"from read_parquet('{catalog}/products/*.parquet') where product_id in "
+        f"({', '.join(repr(i) for i in ids)})"
+    )
+    out = {}
+    for pid, cat, price, rating, ship, brand, attrs, stock in con.execute(q).fetchall():
+        out[pid] = {
+            "category_id": cat,
+            "price": price,
+            "rating": rating,
+            "ship_days": ship,
+            "brand": brand,
+            "attributes": json.loads(attrs),
+            "stock_qty": stock,
+        }
+    return out
+
+
+def _state(goal: dict, recs: list[str], catalog: Path) -> EpisodeState:
+    facts = _facts(catalog, recs)
+    for pid in goal["out_of_stock"]:
+        if pid in facts:
+            facts[pid]["stock_qty"] = 0
+    state = EpisodeState(recommendations=list(recs))
+    state.extra["recommended_facts"] = facts
+    return state
+
+
+def test_oracle_correct_and_degenerates_fail(shop: ShopEnv) -> None:
+    report = check_env(ENV, shop, ds=(0, 6, 12), n=2)
+    assert all(v <= 0 for v in report.degenerate_mean_reward.values())
+
+
+def test_every_level_generates(rows: list) -> None:
+    assert [r.d for r in rows] == list(range(13))
+    for r in rows:
+        goal = r.decoded("goal")
+        assert len(goal["product_ids"]) == goal["k_rec"] == r.axis("k_rec")
+        assert not any(pid in r.messages[1].content for pid in goal["product_ids"])
+
+
+def test_same_key_same_task(shop: ShopEnv, rows: list) -> None:
+    again = TaskFactory(shop.spawn(), seed=0).make(ENV, 5, 0).row
+    assert again.task_id == rows[5].task_id
+
+
+def test_feasible_set_recomputed_with_duckdb(rows: list, indexed_catalog_dir: Path) -> None:
+    con = duckdb.connect()
+    for r in rows[::3]:
+        goal = r.decoded("goal")
+        c = goal["constraints"]
+        where = [f"category_id = '{c['category']}'"]
+        if c["price_max"] is not None:
+            where.append(f"price <= {c['price_max']}")
+        if c["rating_min"] is not None:
+            where.append(f"rating >= {c['rating_min']}")
+        if c["ship_days_max"] is not None:
+            where.append(f"ship_days <= {c['ship_days_max']}")
+        if c["brand"] is not None:
+            where.append("brand = " + repr(c["brand"]).replace('"', "'"))
+        for name, value in c["attrs"].items():
+            where.append(f"json_extract_string(attributes, '$.{name}') = '{value}'")
+        q = (
+            f"select product_id, stock_qty from read_parquet('{indexed_catalog_dir}/products/"
+            f"*.parquet') where {' and '.join(where)}"
+        )
+        found = con.execute(q).fetchall()
+        assert len(found) == goal["feasible_size"]
+        in_stock = {p for p, s in found if s > 0} - set(goal["out_of_stock"])
+        assert goal["feasible_in_stock"] == len(in_stock)
+        assert {p for p, _, _ in goal["feasible"]} <= in_stock
+        if len(in_stock) <= 50:
+            assert {p for p, _, _ in goal["feasible"]} == in_stock
+
+
+def test_breaking_or_removing_lowers_r_task(rows: list, indexed_catalog_dir: Path) -> None:
+    for r in rows[::4]:
+        goal = r.decoded("goal")
+        ideal = goal["product_ids"]
+        best, ok, _ = grade(goal, _state(goal, ideal, indexed_catalog_dir))
+        assert ok
+        assert best == 1.0
+        shorter, ok, _ = grade(goal, _state(goal, ideal[:-1], indexed_catalog_dir))
+        assert not ok
+        assert shorter < best
+        cons = Constraints.from_dict(goal["constraints"])
+        state = _state(goal, ideal, indexed_catalog_dir)
+        fact = state.extra["recommended_facts"][ideal[0]]
+        fact["category_id"] = "another_category"
+        broken, ok, _ = grade(goal, state)
+        assert not ok
+        assert broken < shorter
+        assert cons.broken(ideal[0], fact) == ["category"]
+
+
+def test_made_up_constant_id_scores_at_most_zero(rows: list) -> None:
+    goal = rows[3].decoded("goal")
+    state = EpisodeState(recommendations=["B0FAKE0001"])
+    r_task, ok, _ = grade(goal, state)  # no recorded facts: unknown product
+    assert not ok
+    assert r_task <= 0
+
+
+def test_axes_have_effect(shop: ShopEnv) -> None:
+    def mean_constraints(m: int) -> float:
+        f = TaskFactory(shop, seed=1, overrides={"m": m})
+        goals = [f.make(ENV, 4, k).row.decoded("goal")["constraints"] for k in range(6)]
+        return sum(
+            sum(g[x] is not None for x in ("price_max", "rating_min", "ship_days_max", "brand"))
+            + len(g["attrs"])
+            for g in goals
+        ) / len(goals)
+
+    assert mean_constraints(5) > mean_constraints(2)
+    none = TaskFactory(shop, seed=1, overrides={"p_oos": 0.0})
+    half = TaskFactory(shop, seed=1, overrides={"p_oos": 0.5})
+    oos = [len(half.make(ENV, 4, k).row.decoded("goal")["out_of_stock"]) for k in range(4)]
+    assert sum(oos) > 0
+    assert all(not none.make(ENV, 4, k).row.decoded("goal")["out_of_stock"] for k in range(4))
+    missing = TaskFactory(shop, seed=1, overrides={"p_missing": 0.8})
+    kept = TaskFactory(shop, seed=1, overrides={"p_missing": 0.0})
+
+    def omitted(f: TaskFactory) -> int:
+        return sum(
+            s["omitted"]
+            for k in range(4)
+            for s in f.make(ENV, 4, k).row.decoded("user_script")["slots"]
+        )
+
+    assert omitted(missing) > omitted(kept) == 0
+
+
+def test_bad_input_rejected(shop: ShopEnv) -> None:
+    with pytest.raises(ConfigError):
+        TaskFactory(shop, seed=0).make("discovry", 1, 0)
+
+
+@given(st.lists(st.floats(0.05, 1.0), min_size=1, max_size=10))
+def test_ndcg_bounded_and_ideal_is_one(gains: list[float]) -> None:
+    ideal = sorted(gains, reverse=True)
+    assert ndcg(ideal, ideal) == pytest.approx(1.0)
+    assert 0.0 < ndcg(gains, ideal) <= 1.0 + 1e-12

@@ -1,0 +1,238 @@
+"""returns: determinism, policy-consistent ground truth, θ effects, oracle, degenerate policies."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from shopgen.env.episode import ShopEnv
+from shopgen.schemas.errors import ShopgenError
+from shopgen.taskgen import TaskFactory
+from shopgen.verifiers.replay import play
+
+D_ALL = range(13)
+
+
+@pytest.fixture(scope="module")
+def env(catalog_dir) -> ShopEnv:
+    return ShopEnv(catalog_dir)
+
+
+@pytest.fixture(scope="module")
+def factory(env) -> TaskFactory:
+    return TaskFactory(env, seed=0)
+
+
+@pytest.fixture(scope="module")
+def tasks(factory):
+    return [factory.make("returns", d, k) for d in D_ALL for k in range(3)]
+
+
+def _msg(content=None, calls=()):
+    msg = {"role": "assistant", "content": content or ""}
+    if calls:
+        msg["tool_calls"] = [
+            {"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+            for i, (n, a) in enumerate(calls)
+        ]
+    return msg
+
+
+def test_bad_input_rejected(factory):
+    with pytest.raises(ShopgenError):
+        factory.make("returns", -1, 0)
+    with pytest.raises(ShopgenError):
+        factory.make("returnz", 3, 0)
+
+
+def test_same_key_same_task(env, tasks):
+    again = TaskFactory(env, seed=0).make("returns", 7, 1)
+    first = next(g for g in tasks if g.row.d == 7 and g.row.task_id == again.row.task_id)
+    assert first.row == again.row
+
+
+def test_oracle_correct_at_every_d(env, tasks):
+    assert {g.row.d for g in tasks} == set(D_ALL)
+    for g in tasks:
+        score, _ = play(env, g.row, json.loads(g.row.oracle))
+        assert score.is_correct, g.row.task_id
+        assert score.reward == pytest.approx(0.9), g.row.task_id
+
+
+def test_goal_matches_the_tools_and_visible_orders(env, tasks):
+    """Eligibility recomputed through the runtime's own check on the episode's line."""
+    for g in tasks:
+        goal, episode = g.row.decoded("goal"), g.row.decoded("episode")
+        assert goal["order_id"] in episode["order_ids"]  # the peer's bug: invisible orders
+        env.reset(g.row)
+        _, _, _, _ = env.step(
+            _msg(
+                calls=[
+                    (
+                        "return_check_eligibility",
+                        {
+                            "order_id": goal["order_id"],
+                            "product_id": goal["product_id"],
+                            "reason": goal["reason"],
+                            **({"variant_id": goal["variant_id"]} if goal["variant_id"] else {}),
+                        },
+                    )
+                ]
+            )
+        )
+        ((_, name, _),) = env.state.tool_calls
+        assert name == "return_check_eligibility"
+        assert goal["days_since_delivery"] <= goal["window_days"] or not goal["eligible"]
+        said = [g.row.messages[1].content] + [
+            str(s["value"]) for s in g.row.decoded("user_script")["slots"]
+        ]
+        assert not any(goal["product_id"] in t for t in said)
+
+
+def test_eligibility_by_independent_check(env, tasks):
+    """The runtime's eligibility tool, asked about the goal's line, agrees with the goal."""
+    for g in tasks:
+        goal = g.row.decoded("goal")
+        env.reset(g.row)
+        args = {"order_id": goal["order_id"], "product_id": goal["product_id"]}
+        args["reason"] = goal["reason"]
+        if goal["variant_id"]:
+            args["variant_id"] = goal["variant_id"]
+        obs, _, _, _ = env.step(_msg(calls=[("return_check_eligibility", args)]))
+        info = json.loads(obs["messages"][0]["content"])
+        assert info["eligible"] == goal["eligible"]
+        assert info["days_since_delivery"] == goal["days_since_delivery"]
+        assert info["window_days"] == goal["window_days"]
+
+
+def test_axes_have_effects(env):
+    few = TaskFactory(env, seed=1, overrides={"H_orders": 1})
+    many = TaskFactory(env, seed=1, overrides={"H_orders": 5})
+    n_few = [len(few.make("returns", 4, k).row.decoded("episode")["order_ids"]) for k in range(6)]
+    n_many = [len(many.make("returns", 4, k).row.decoded("episode")["order_ids"]) for k in range(6)]
+    assert max(n_few) == 1
+    assert sum(n_many) > sum(n_few)
+
+    def omitted(p):
+        f = TaskFactory(env, seed=1, overrides={"p_missing": p})
+        rows = [f.make("returns", 4, k).row for k in range(6)]
+        return sum(s["omitted"] for r in rows for s in r.decoded("user_script")["slots"])
+
+    assert omitted(1.0) > omitted(0.0) == 0
+    sw = TaskFactory(env, seed=1, overrides={"p_switch": 1.0})
+    switched = [sw.make("returns", 6, k).row for k in range(12)]
+    assert any(json.loads(r.user_script)["switch"] for r in switched)
+
+
+def test_edge_days_grow_with_d(tasks):
+    def edge_share(ds):
+        goals = [g.row.decoded("goal") for g in tasks if g.row.d in ds]
+        return sum(abs(g["days_since_delivery"] - g["window_days"]) <= 2 for g in goals) / len(
+            goals
+        )
+
+    assert edge_share(range(9, 13)) > edge_share(range(0, 2))
+
+
+def _degenerate(goal, row):
+    oid = goal["order_id"]
+    yield "nothing", [_msg("")]
+    yield "one_turn", [_msg("Your return is started.")]
+    yield (
+        "every_reason",
+        [
+            _msg(
+                calls=[
+                    (
+                        "return_check_eligibility",
+                        {"order_id": oid, "product_id": goal["product_id"]},
+                    )
+                ]
+            ),
+            _msg(
+                "Not eligible: the window has passed, it is final sale, perishable, personalised and hygiene."
+            ),
+        ],
+    )
+    yield (
+        "ask_forever",
+        [_msg(calls=[("ask_user", {"question": "Anything else?"})])] * (row.axis("T_max") + 1),
+    )
+    yield (
+        "made_up",
+        [
+            _msg(
+                calls=[
+                    (
+                        "return_start",
+                        {
+                            "order_id": oid,
+                            "product_id": "B0FAKE0000",
+                            "reason": "changed_mind",
+                            "method": "mail",
+                        },
+                    )
+                ]
+            ),
+            _msg("Done."),
+        ],
+    )
+
+
+def test_degenerate_policies_never_correct(env, tasks):
+    rewards = []
+    for g in tasks:
+        goal = g.row.decoded("goal")
+        for name, messages in _degenerate(goal, g.row):
+            score, _ = play(env, g.row, messages)
+            assert not score.is_correct, (name, g.row.task_id)
+            assert -1.0 <= score.reward <= 1.0
+            rewards.append(score.reward)
+    assert sum(rewards) / len(rewards) <= 0
+
+
+def test_return_everything_is_wrong(env, tasks):
+    """Starting returns of every line of every order is never correct."""
+    for g in [t for t in tasks if t.row.decoded("goal")["eligible"]][:6]:
+        goal = g.row.decoded("goal")
+        calls = []
+        env.reset(g.row)
+        for oid in g.row.decoded("episode")["order_ids"]:
+            for ln in env.store.lines_of(oid):
+                calls.append(
+                    (
+                        "return_start",
+                        {
+                            "order_id": oid,
+                            "product_id": ln["product_id"],
+                            "reason": goal["reason"],
+                            "method": goal["method"],
+                        },
+                    )
+                )
+        oracle = json.loads(g.row.oracle)
+        score, _ = play(env, g.row, [*oracle[:-1], *[_msg(calls=[c]) for c in calls], _msg("done")])
+        if len(calls) > 1:
+            assert not score.is_correct
+
+
+def test_breaking_one_part_lowers_r_task(env, tasks):
+    for g in tasks:
+        goal = g.row.decoded("goal")
+        if not (goal["eligible"] and goal["action"] == "return"):
+            continue
+        oracle = json.loads(g.row.oracle)
+        good, _ = play(env, g.row, oracle)
+        bad = json.loads(json.dumps(oracle))
+        for m in bad:
+            for c in m.get("tool_calls", []):
+                if c["function"]["name"] == "return_start":
+                    args = json.loads(c["function"]["arguments"])
+                    args["reason"] = (
+                        "defective" if args["reason"] != "defective" else "changed_mind"
+                    )
+                    c["function"]["arguments"] = json.dumps(args)
+        worse, _ = play(env, g.row, bad)
+        if worse.details.get("started", 1):
+            assert worse.r_task < good.r_task

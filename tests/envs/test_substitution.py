@@ -1,0 +1,88 @@
+"""substitution: compatibility recomputed with DuckDB, axes, oracle, degenerate policies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from shopgen.env.episode import ShopEnv
+from shopgen.gen.taxonomy import load_taxonomy
+from shopgen.taskgen import TaskFactory
+from shopgen.testing import check_env
+
+ENV = "substitution"
+
+
+@pytest.fixture(scope="module")
+def shop(indexed_catalog_dir: Path) -> ShopEnv:
+    return ShopEnv(indexed_catalog_dir)
+
+
+@pytest.fixture(scope="module")
+def rows(shop: ShopEnv) -> list:
+    f = TaskFactory(shop, seed=0)
+    return [f.make(ENV, d, 0).row for d in range(0, 13, 2)]
+
+
+def test_oracle_correct_and_degenerates_fail(shop: ShopEnv) -> None:
+    report = check_env(ENV, shop, ds=(0, 6, 12), n=2)
+    assert all(v <= 0 for v in report.degenerate_mean_reward.values())
+
+
+def test_original_out_of_stock_in_history_and_excluded(rows: list) -> None:
+    for r in rows:
+        goal, episode = r.decoded("goal"), r.decoded("episode")
+        original = goal["original_id"]
+        assert original in episode["out_of_stock"]
+        assert original in {v["product_id"] for v in episode["visit_history"]}
+        assert original not in {p for p, _, _ in goal["feasible"]}
+        assert len(goal["product_ids"]) == goal["k_rec"] == r.axis("k_rec")
+
+
+def test_compatibility_recomputed_with_duckdb(rows: list, indexed_catalog_dir: Path) -> None:
+    con = duckdb.connect()
+    table = f"read_parquet('{indexed_catalog_dir}/products/*.parquet')"
+    tax = {c.id: c for _, c in load_taxonomy(None).leaves()}
+    for r in rows:
+        goal = r.decoded("goal")
+        (cat, price, attrs_json) = con.execute(
+            f"select category_id, price, attributes from {table} where product_id = ?",
+            [goal["original_id"]],
+        ).fetchone()
+        assert goal["constraints"]["category"] == cat
+        assert goal["constraints"]["price_max"] >= price
+        for name in tax[cat].compat:
+            value = con.execute("select json_extract_string(?, ?)", [attrs_json, f"$.{name}"])
+            assert goal["compat"].get(name) == value.fetchone()[0]
+        ids = [p for p, _, _ in goal["feasible"]]
+        got = con.execute(
+            f"select product_id, attributes, price from {table} where product_id in "
+            f"({', '.join('?' * len(ids))})",
+            ids,
+        ).fetchall()
+        for _, attrs, p in got:
+            assert p <= goal["constraints"]["price_max"]
+            for name, value in goal["compat"].items():
+                assert (
+                    con.execute(
+                        "select json_extract_string(?, ?)", [attrs, f"$.{name}"]
+                    ).fetchone()[0]
+                    == value
+                )
+
+
+def test_same_key_same_task(shop: ShopEnv, rows: list) -> None:
+    again = TaskFactory(shop.spawn(), seed=0).make(ENV, 4, 0).row
+    assert again.task_id == rows[2].task_id
+
+
+def test_k_rec_and_p_oos_have_effect(shop: ShopEnv) -> None:
+    small = TaskFactory(shop, seed=2, overrides={"k_rec": 3}).make(ENV, 3, 0).row
+    big = TaskFactory(shop, seed=2, overrides={"k_rec": 5}).make(ENV, 3, 0).row
+    assert len(small.decoded("goal")["product_ids"]) == 3
+    assert len(big.decoded("goal")["product_ids"]) == 5
+    half = TaskFactory(shop, seed=2, overrides={"p_oos": 0.5})
+    extra = [len(half.make(ENV, 3, k).row.decoded("episode")["out_of_stock"]) for k in range(4)]
+    assert max(extra) > 1  # the original plus marked substitutes

@@ -1,0 +1,77 @@
+"""Verifier of ``policy`` (see ``shopgen.gen.tasks.policy`` for the task)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shopgen.env.state import EpisodeState
+from shopgen.env.verifier import Score
+from shopgen.schemas.task import TaskRow
+from shopgen.verifiers.reward import compose
+from shopgen.verifiers.text import number_matches, numbers_stated, yes_no_stated
+
+
+def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()) -> bool:
+    """The text states the true value and no conflicting one.
+
+    Numbers of the answer's unit that equal a fact the customer gave (their order total,
+    the days since delivery) are a restatement, not an answer, and are skipped.
+    """
+    if goal["kind"] == "boolean":
+        return yes_no_stated(text) == {bool(goal["value"])}
+    unit = goal["unit"]
+    truth = float(goal["value"])
+    values = [
+        v
+        for v in numbers_stated(text, unit)
+        if number_matches(v, truth, unit=unit)
+        or not any(number_matches(v, f, unit=unit) for f in ignore)
+    ]
+    return bool(values) and all(number_matches(v, truth, unit=unit) for v in values)
+
+
+def needed_unsaid(task: TaskRow) -> list[str]:
+    """Facts the deciding rule tests that the first message did not state."""
+    goal = task.decoded("goal")
+    slots = {s["name"]: s for s in task.decoded("user_script")["slots"]}
+    out = []
+    for name in goal["needed"]:
+        slot = slots.get(name)
+        if slot is not None and (slot["omitted"] or name not in _SAID_IN_MESSAGE):
+            out.append(name)
+    return out
+
+
+#: Slots that can be in the first message (the policy vocabulary minus the topic).
+_SAID_IN_MESSAGE = frozenset({"tier", "category", "days", "method", "order_total"})
+
+
+def _asked(state: EpisodeState) -> set[str]:
+    return {name for q in state.extra.get("questions", []) for name in q.get("answered", [])}
+
+
+def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+    """Grade the final answer, that the policy was looked up, and that missing facts were asked."""
+    goal = task.decoded("goal")
+    text = state.final_text or ""
+    ignore = tuple(
+        float(v)
+        for k, v in goal["fact_values"].items()
+        if k in ("days", "order_total", "price") and isinstance(v, int | float)
+    )
+    parts = {
+        "answer": bool(text.strip()) and answer_right(text, goal, ignore),
+        "searched": any(name == "policy_search" for _, name, _ in state.tool_calls),
+        "asked": set(needed_unsaid(task)) <= _asked(state),
+    }
+    # A wrong answer earns nothing for the process around it; a right answer the agent did
+    # not ground (no search) or could not have known (a needed fact never asked) earns 0.
+    if not text.strip():
+        r_task = -1.0
+    elif not parts["answer"]:
+        r_task = -0.5
+    else:
+        r_task = 1.0 if all(parts.values()) else 0.0
+    return compose(
+        task, state, r_task=r_task, correct=all(parts.values()), details={"parts": parts}
+    )

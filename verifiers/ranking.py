@@ -1,0 +1,57 @@
+"""Grading a recommendation list: hard constraints, episode stock, nDCG against the ideal list.
+
+Shared by discovery and substitution (their goals come from
+``shopgen.gen.tasks.constraints.goal_fields``). Each recommended product is judged on the
+facts the runtime recorded when ``recommend_products`` ran (``state.extra
+["recommended_facts"]``: category, price, rating, shipping days, brand, attributes, stock in the
+episode), so no catalog is needed here and a transcript cannot fake them.
+
+r_task = clip(2·(½·q + ½·min(1, nDCG/τ)) − 1 − ½·oos/k, −1, 1), where
+
+- q = (feasible in-stock products among the first k − products beyond k) / k, at least −1:
+  dumping every search hit drives it to −1;
+- nDCG@k uses utilities as gains (0 for an infeasible or out-of-stock product) against the
+  stored ideal list, whose DCG is positive by construction;
+- oos counts recommended products out of stock in the episode (an extra penalty).
+
+It equals 1 exactly when the list is correct: k products, all feasible and in stock, nDCG ≥ τ.
+Removing a product or breaking one of its constraints lowers q, so it strictly lowers r_task.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shopgen.env.state import EpisodeState
+from shopgen.gen.tasks.constraints import Constraints, Preference, ndcg
+
+
+def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[str, Any]]:
+    """(r_task, correct, details) of the latest recommendation list."""
+    recs = list(state.recommendations)
+    if not recs:
+        return -1.0, False, {"reason": "no recommendation"}
+    cons = Constraints.from_dict(goal["constraints"])
+    pref = Preference.from_dict(goal["preference"])
+    k, tau = int(goal["k_rec"]), float(goal["ndcg_threshold"])
+    facts = state.extra.get("recommended_facts") or {}
+    items = []
+    for pid in recs:
+        fact = facts.get(pid)
+        broken = cons.broken(pid, fact) if fact else ["unknown"]
+        in_stock = bool(fact) and fact["stock_qty"] > 0
+        ok = not broken and in_stock
+        gain = pref.utility(fact) if ok else 0.0
+        items.append({"product_id": pid, "broken": broken, "in_stock": in_stock, "gain": gain})
+    head = items[:k]
+    n_ok = sum(1 for it in head if not it["broken"] and it["in_stock"])
+    extra = max(0, len(recs) - k)
+    q = max(-1.0, (n_ok - extra) / k)
+    ideal = [u for _, u, *_ in goal["feasible"][:k]]
+    nd = ndcg([it["gain"] for it in head], ideal)
+    oos = sum(1 for it in items if not it["in_stock"])
+    r = 2 * (0.5 * q + 0.5 * min(1.0, nd / tau)) - 1 - 0.5 * oos / k
+    correct = len(recs) == k and n_ok == k and nd >= tau
+    r_task = 1.0 if correct else max(-1.0, min(r, 0.999))
+    details = {"ndcg": round(nd, 6), "feasible_in_head": n_ok, "n": len(recs), "items": items}
+    return r_task, correct, details

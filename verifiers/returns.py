@@ -1,0 +1,92 @@
+"""Verifier of ``returns`` (see ``shopgen.gen.tasks.returns`` for the task).
+
+What the agent did is read from ``state.extra``, where ``return_start`` and ``exchange_start``
+record every started return (``returns``) and exchange (``exchanges``); what it said is read
+from the final message only when the item is not eligible.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shopgen.env.state import EpisodeState
+from shopgen.env.verifier import Score
+from shopgen.schemas.task import TaskRow
+from shopgen.verifiers.reward import compose
+from shopgen.verifiers.text import not_eligible_stated, refusal_reasons_stated
+
+_CHECKS = ("return_check_eligibility", "return_start", "exchange_start")
+
+
+def started(state: EpisodeState) -> list[tuple[str, dict[str, Any]]]:
+    """Every return and exchange the agent started, as (action, record)."""
+    out = [("return", r) for r in state.extra.get("returns", [])]
+    return out + [("exchange", r) for r in state.extra.get("exchanges", [])]
+
+
+def _variant_ok(record: dict[str, Any], goal: dict[str, Any], variants: dict[str, Any]) -> bool:
+    new = variants.get(record.get("new_variant_id"))
+    if new is None:
+        return False
+    return all(new.get(axis) == value for axis, value in goal["exchange"].items())
+
+
+def _eligible_parts(
+    goal: dict[str, Any], done: list[tuple[str, dict[str, Any]]], variants: dict[str, Any]
+) -> dict[str, bool]:
+    action, rec = done[0]
+    parts = {
+        "line": (rec["order_id"], rec["line_no"]) == (goal["order_id"], goal["line_no"]),
+        "action": action == goal["action"],
+        "reason": rec["reason"] == goal["reason"],
+    }
+    if goal["action"] == "return":
+        parts["method"] = action == "return" and rec.get("method") == goal["method"]
+    else:
+        parts["variant"] = action == "exchange" and _variant_ok(rec, goal, variants)
+    parts["only_one"] = len(done) == 1
+    return parts
+
+
+def _checked(state: EpisodeState, goal: dict[str, Any]) -> bool:
+    """The agent asked the store about the target line (a check, or a refused start)."""
+    return any(
+        name in _CHECKS
+        and args.get("order_id") == goal["order_id"]
+        and args.get("product_id") == goal["product_id"]
+        for _, name, args in state.tool_calls
+    )
+
+
+def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+    """Grade the started return/exchange, or the refusal message when the item is not eligible."""
+    goal = task.decoded("goal")
+    done = started(state)
+    text = state.final_text or ""
+    if goal["eligible"]:
+        if not done:
+            return compose(task, state, r_task=-1.0, correct=False, details={"started": 0})
+        variants = task.decoded("episode").get("variant_attrs", {})
+        parts = _eligible_parts(goal, done, variants)
+    else:
+        reasons = refusal_reasons_stated(text)
+        parts = {
+            "nothing_started": not done,
+            "checked": _checked(state, goal),
+            "said_not_eligible": not_eligible_stated(text),
+            "reason": reasons == {goal["refusal"]},
+        }
+        # Saying "not eligible" without asking the store about the line is a guess: it earns
+        # nothing even when it happens to be right; starting anything is the worst outcome.
+        told = parts["said_not_eligible"] and parts["reason"]
+        r_task = (
+            -1.0 if done or not text.strip() else (-0.5 if not told else float(parts["checked"]))
+        )
+        return compose(
+            task, state, r_task=r_task, correct=all(parts.values()), details={"parts": parts}
+        )
+    right = sum(parts.values())
+    r_task = 2 * right / len(parts) - 1 if parts["line"] else -1.0
+    return compose(
+        task, state, r_task=r_task, correct=right == len(parts), details={"parts": parts}
+    )

@@ -1,0 +1,70 @@
+"""Reward composition shared by every environment (DESIGN §9).
+
+``reward = −1`` on a protocol failure (an unreadable call, a tool that does not exist or that
+the environment does not offer); otherwise ``clip(0.75·r_task + 0.15·r_eff + 0.10·r_hall, −1, 1)``.
+
+- ``r_task ∈ [−1, 1]`` comes from the environment's verifier.
+- ``r_eff ∈ [0, 1]`` is 1 when the episode took no more assistant turns than the oracle needed
+  (stored in the goal as ``min_turns``) and falls linearly to 0 at ``T_max + 1``. It is paid
+  only when ``r_task > 0``: finishing fast is worth nothing when nothing was achieved, so
+  "stop after one turn" cannot collect it.
+- ``r_hall ∈ [−1, 0]`` is minus the share of product ids the agent used that no tool had shown.
+
+So the maximum reward of any task is :data:`MAX_REWARD` = 0.90, and the oracle reaches it.
+``is_correct`` is the environment's exact predicate, and no protocol failure, and no
+hallucinated id: consistent with the formula, a correct episode has ``r_task = 1`` and
+``r_hall = 0``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shopgen.env.state import EpisodeState
+from shopgen.env.verifier import Score
+from shopgen.schemas.task import TaskRow
+
+W_TASK, W_EFF, W_HALL = 0.75, 0.15, 0.10
+MAX_REWARD = W_TASK + W_EFF
+#: Error kinds that void the episode: the agent did not follow the calling convention.
+PROTOCOL_FAILURES = frozenset({"parse", "unknown_tool", "not_offered"})
+
+
+def r_eff(turns: int, *, min_turns: int, T_max: int) -> float:
+    """Efficiency: 1 at or below the oracle's turn count, 0 at ``T_max + 1``."""
+    if turns <= min_turns:
+        return 1.0
+    return max(0.0, 1.0 - (turns - min_turns) / (T_max - min_turns + 1))
+
+
+def r_hall(state: EpisodeState) -> float:
+    """Minus the share of used product ids that no tool had shown when they were used."""
+    if not state.used_ids:
+        return 0.0
+    return -len(state.unshown_used_ids) / len(state.used_ids)
+
+
+def compose(
+    task: TaskRow, state: EpisodeState, *, r_task: float, correct: bool, details: dict[str, Any]
+) -> Score:
+    """The episode's :class:`Score` from the environment's verdict and the shared terms."""
+    if not -1.0 <= r_task <= 1.0:
+        raise ValueError(f"r_task={r_task} outside [-1, 1]")
+    hall = r_hall(state)
+    failures = [e for e in state.errors if e.kind in PROTOCOL_FAILURES]
+    if failures:
+        details = {**details, "protocol_failure": f"{failures[0].kind}: {failures[0].message}"}
+        return Score(
+            reward=-1.0, r_task=r_task, r_eff=0.0, r_hall=hall, is_correct=False, details=details
+        )
+    min_turns = int(task.decoded("goal").get("min_turns", 1))
+    eff = r_eff(state.turns, min_turns=min_turns, T_max=task.axis("T_max")) if r_task > 0 else 0.0
+    reward = max(-1.0, min(1.0, W_TASK * r_task + W_EFF * eff + W_HALL * hall))
+    return Score(
+        reward=round(reward, 6),
+        r_task=round(r_task, 6),
+        r_eff=round(eff, 6),
+        r_hall=round(hall, 6),
+        is_correct=bool(correct and r_task == 1.0 and hall == 0.0),
+        details=details,
+    )

@@ -1,0 +1,186 @@
+"""Reading facts out of an agent's final message: order statuses, dates, codes, numbers.
+
+Answers given in free text are graded by what they *assert*. A status counts as asserted when
+it follows a verb or a "status" label ("is delivered", "has shipped", "status: cancelled"),
+so narrative mentions ("the order you placed on March 1") assert nothing. A date counts in any
+common written form.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from datetime import date
+
+_MONTHS = {
+    m: i + 1
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ]
+    )
+    for m in names
+}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_MONTH_DAY = re.compile(
+    rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I
+)
+_DAY_MONTH = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b", re.I
+)
+_SLASH = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
+
+#: Status → the words that assert it.
+STATUS_WORDS: dict[str, tuple[str, ...]] = {
+    "placed": ("placed", "received", "confirmed"),
+    "processing": ("processing", "being processed", "being prepared"),
+    "shipped": ("shipped", "dispatched"),
+    "in_transit": ("in transit", "on its way", "on the way", "out for delivery"),
+    "delivered": ("delivered",),
+    "cancelled": ("cancelled", "canceled"),
+}
+#: Statuses whose words may accompany another status without contradicting it.
+COMPATIBLE: dict[str, frozenset[str]] = {
+    "in_transit": frozenset({"shipped"}),
+    "delivered": frozenset({"shipped"}),
+}
+_LEAD = r"(?:\bis\b|\bwas\b|\bhas\b|\bhave\b|\bbeen\b|\bgot\b|\bstatus\b\s*(?:is|:)?|\bcurrently\b|\bnow\b|\balready\b)"
+
+
+def dates_in(text: str, *, year: int) -> set[date]:
+    """Every calendar date written in ``text``; a date without a year gets ``year``."""
+    found: set[date] = set()
+
+    def add(y: int | None, m: int, d: int) -> None:
+        with contextlib.suppress(ValueError):  # "February 30" is not a date
+            found.add(date(y or year, m, d))
+
+    for y, m, d in _ISO.findall(text):
+        add(int(y), int(m), int(d))
+    for mon, d, y in _MONTH_DAY.findall(text):
+        add(int(y) if y else None, _MONTHS[mon.lower()], int(d))
+    for d, mon, y in _DAY_MONTH.findall(text):
+        add(int(y) if y else None, _MONTHS[mon.lower()], int(d))
+    for m, d, y in _SLASH.findall(text):
+        yy = int(y) + 2000 if y and len(y) == 2 else (int(y) if y else None)
+        add(yy, int(m), int(d))
+    return found
+
+
+def asserted_statuses(text: str) -> set[str]:
+    """The order statuses the text asserts (see the module docstring)."""
+    low = " ".join(text.lower().split())
+    out = set()
+    for status, words in STATUS_WORDS.items():
+        for word in words:
+            pattern = rf"{_LEAD}(?:\s+\w+){{0,2}}?\s+{re.escape(word)}\b|\bstatus\b[^.]{{0,20}}\b{re.escape(word)}\b"
+            if re.search(pattern, low):
+                out.add(status)
+                break
+    return out
+
+
+def status_stated(text: str, truth: str) -> bool:
+    """The text asserts ``truth`` and no status that contradicts it."""
+    said = asserted_statuses(text)
+    return truth in said and not (said - {truth} - COMPATIBLE.get(truth, frozenset()))
+
+
+def code_stated(text: str, code: str) -> bool:
+    """A code (tracking number, order id) appears, ignoring case, spaces and dashes."""
+    squash = re.compile(r"[\s\-]")
+    return squash.sub("", code.lower()) in squash.sub("", text.lower())
+
+
+# -- numbers, money, yes/no (policy answers) and return refusals (issue #7) -----------------------
+
+_NUM = r"(\d[\d,]*(?:\.\d+)?)"
+_MONEY_RE = (
+    re.compile(rf"\$\s?{_NUM}"),
+    re.compile(rf"\b{_NUM}\s*(?:dollars?|usd)\b", re.I),
+)
+_PERCENT_RE = re.compile(rf"\b{_NUM}\s*(?:%|percent\b|per cent\b)", re.I)
+_DAYS_RE = re.compile(
+    rf"\b{_NUM}[\s-]*(?:calendar[\s-]+|business[\s-]+|working[\s-]+)?days?\b", re.I
+)
+_MONTHS_RE = re.compile(rf"\b{_NUM}[\s-]*months?\b", re.I)
+_YEARS_RE = re.compile(rf"\b{_NUM}[\s-]*years?\b(?!\s*membership)", re.I)
+_YES_NO = re.compile(r"(?:^|[.!?:;\n]\s*|\banswer is\s+)\W*(yes|no)\b", re.I)
+
+
+def _floats(patterns: tuple[re.Pattern[str], ...], text: str, scale: float = 1.0) -> list[float]:
+    out = []
+    for pattern in patterns:
+        for raw in pattern.findall(text):
+            with contextlib.suppress(ValueError):
+                out.append(float(raw.replace(",", "")) * scale)
+    return out
+
+
+def numbers_stated(text: str, unit: str | None) -> list[float]:
+    """Every value of ``unit`` the text states (``USD``, ``percent``, ``days``, ``months`` …).
+
+    Money is a ``$`` amount or "N dollars"; percentages "N%" or "N percent"; days any
+    "N days" (business or calendar); months "N months" or "N years" (×12). Values of other
+    units are ignored, so "within 30 days for $5.99" states one day count and one amount.
+    """
+    if unit in ("USD", "USD/year"):
+        return _floats(_MONEY_RE, text)
+    if unit == "percent":
+        return _floats((_PERCENT_RE,), text)
+    if unit in ("days", "business days"):
+        return _floats((_DAYS_RE,), text)
+    if unit == "months":
+        return _floats((_MONTHS_RE,), text) + _floats((_YEARS_RE,), text, 12.0)
+    return _floats((re.compile(rf"\b{_NUM}\b"),), text)
+
+
+def number_matches(value: float, truth: float, *, unit: str | None) -> bool:
+    """Equal within exact cents for money, else a 1e-6 relative tolerance."""
+    if unit in ("USD", "USD/year"):
+        return round(value * 100) == round(float(truth) * 100)
+    return abs(value - float(truth)) <= 1e-6 * max(1.0, abs(float(truth)))
+
+
+def yes_no_stated(text: str) -> set[bool]:
+    """The yes/no answers the text gives: a sentence that opens with "Yes" or "No"."""
+    return {m.lower() == "yes" for m in _YES_NO.findall(text)}
+
+
+#: Why a return is refused → words that state that reason.
+REFUSAL_REASONS: dict[str, tuple[str, ...]] = {
+    "window": ("window", "too late", "expired", "has passed", "have passed"),
+    "final_sale": ("final sale", "final-sale", "clearance"),
+    "perishable": ("perishable",),
+    "personalised": ("personalised", "personalized", "custom-made", "custom made"),
+    "hygiene": ("hygiene", "personal care", "personal-care", "once opened"),
+}
+_NOT_ELIGIBLE = re.compile(
+    r"\b(?:not eligible|ineligible|isn't eligible|is not eligible|cannot be (?:returned|exchanged)"
+    r"|can't be (?:returned|exchanged)|can not be (?:returned|exchanged)|not returnable"
+    r"|unable to (?:return|exchange|accept)|no longer (?:be )?(?:returned|eligible|returnable))\b",
+    re.I,
+)
+
+
+def refusal_reasons_stated(text: str) -> set[str]:
+    """The refusal reasons (keys of :data:`REFUSAL_REASONS`) the text names."""
+    low = " ".join(text.lower().split())
+    return {k for k, words in REFUSAL_REASONS.items() if any(w in low for w in words)}
+
+
+def not_eligible_stated(text: str) -> bool:
+    """The text tells the customer the item cannot be returned or exchanged."""
+    return bool(_NOT_ELIGIBLE.search(text))
