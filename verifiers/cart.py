@@ -1,0 +1,63 @@
+"""Verifier of ``cart`` (see ``shopgen.gen.tasks.cart`` for the task).
+
+The cart is graded unit by unit: each unit of a (product_id, variant_id) line is one element of
+a multiset. Precision, recall and F1 are exact fractions (no 1e-9 smoothing, so a perfect one-
+or two-unit cart scores exactly 1 — issue #7), and ``r_task = 2·F1 − 1``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from typing import Any
+
+from shopgen.env.state import EpisodeState
+from shopgen.env.verifier import Score
+from shopgen.schemas.task import TaskRow
+from shopgen.verifiers.reward import compose
+
+Key = tuple[str, str | None]
+
+
+def goal_units(goal: dict[str, Any]) -> Counter[Key]:
+    """The wanted units per (product_id, variant_id)."""
+    units: Counter[Key] = Counter()
+    for line in goal["cart"]:
+        units[(line["product_id"], line["variant_id"])] += int(line["quantity"])
+    return units
+
+
+def cart_units(cart: dict[Key, int]) -> Counter[Key]:
+    """The cart's units per (product_id, variant_id), empty lines dropped."""
+    return Counter({k: int(q) for k, q in cart.items() if q > 0})
+
+
+def unit_f1(wanted: Counter[Key], got: Counter[Key]) -> tuple[Fraction, Fraction, Fraction]:
+    """Exact unit-level (precision, recall, F1); an empty cart has precision 0."""
+    hits = sum((wanted & got).values())
+    n_got, n_wanted = sum(got.values()), sum(wanted.values())
+    precision = Fraction(hits, n_got) if n_got else Fraction(0)
+    recall = Fraction(hits, n_wanted) if n_wanted else Fraction(0)
+    f1 = Fraction(2 * hits, n_got + n_wanted) if n_got + n_wanted else Fraction(0)
+    return precision, recall, f1
+
+
+def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+    """Grade the final cart against the goal's cart."""
+    wanted = goal_units(task.decoded("goal"))
+    got = cart_units(state.cart)
+    precision, recall, f1 = unit_f1(wanted, got)
+    r_task = 2 * f1 - 1 if got else Fraction(-1)
+    return compose(
+        task,
+        state,
+        r_task=float(r_task),
+        correct=got == wanted,
+        details={
+            "precision": str(precision),
+            "recall": str(recall),
+            "f1": str(f1),
+            "missing": sorted(map(list, (wanted - got).keys()), key=str),
+            "extra": sorted(map(list, (got - wanted).keys()), key=str),
+        },
+    )
