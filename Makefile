@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	# The CPU build of torch, before sentence-transformers: a bare `torch` pulls a multi-GB CUDA build.
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[search,dev]"
+	$(BIN)/pip install -q -e ".[search,server,trl,hf,dev]"
 	touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install shopgen with its dev tools.

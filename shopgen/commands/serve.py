@@ -1,0 +1,41 @@
+"""``shopgen serve``: the OpenEnv-style HTTP server over a catalog (loopback by default)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from shopgen.schemas.errors import ConfigError
+
+
+@click.command()
+@click.option("--catalog", required=True, type=click.Path(path_type=Path), help="Catalog dataset.")
+@click.option(
+    "--tasks",
+    "task_dirs",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Task dataset(s) whose tasks reset(task_id=…) can name (repeatable).",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--max-sessions", default=4096, show_default=True, type=click.IntRange(min=1))
+def serve(
+    catalog: Path, task_dirs: tuple[Path, ...], host: str, port: int, max_sessions: int
+) -> None:
+    """Serve shopgen episodes over HTTP: reset, step, state, health, schema."""
+    try:
+        import uvicorn
+
+        from shopgen.server import create_app
+    except ImportError:
+        raise ConfigError(
+            "shopgen serve needs the server extra: pip install 'shopgen[server]'"
+        ) from None
+    from shopgen.task_writer import read_tasks
+
+    tasks = [t for d in task_dirs for t in read_tasks(d)]
+    app = create_app(catalog, tasks=tasks, max_sessions=max_sessions)
+    click.echo(f"serving {catalog} ({len(tasks):,} tasks) on http://{host}:{port}")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,65 @@
+"""The ``jsonl`` layout: plain chat-format rows (opening messages and tool schemas).
+
+For any stack without an adapter: each line is ``{"task_id", "env", "d", "messages", "tools"}``
+in the OpenAI chat format. The same rows are in ``data/`` as Parquet (tools as a JSON string,
+because the schemas' keys differ between tools) and in ``train.jsonl`` as JSON lines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from shopgen.exports._common import CHAT, public_messages, public_tools, write_export
+from shopgen.schemas.manifest import Manifest
+from shopgen.schemas.task import TaskRow
+
+SCHEMA = pa.schema(
+    [
+        ("task_id", pa.string()),
+        ("env", pa.string()),
+        ("d", pa.int64()),
+        ("messages", CHAT),
+        ("tools", pa.string()),
+    ]
+)
+
+JSONL_FILE = "train.jsonl"
+
+
+def line(t: TaskRow) -> dict[str, Any]:
+    """One task as a JSON-lines record (tools decoded)."""
+    return {
+        "task_id": t.task_id,
+        "env": t.env,
+        "d": t.d,
+        "messages": public_messages(t),
+        "tools": public_tools(t),
+    }
+
+
+def rows(tasks: list[TaskRow]) -> Iterator[dict[str, Any]]:
+    """The Parquet rows: tools as JSON text."""
+    for t in tasks:
+        yield {**line(t), "tools": t.tools}
+
+
+def export(
+    tasks: list[TaskRow], out: Path, *, source: Manifest, force: bool = False, **_: Any
+) -> Manifest:
+    """Write the JSONL export of ``tasks`` to ``out``."""
+    text = "".join(json.dumps(line(t), ensure_ascii=False) + "\n" for t in tasks)
+    return write_export(
+        rows(tasks),
+        out,
+        schema=SCHEMA,
+        fmt="jsonl",
+        source=source,
+        config={},
+        side_files={JSONL_FILE: text},
+        force=force,
+    )

@@ -1,0 +1,1 @@
+"""Adapters that let training stacks run shopgen episodes (TRL, verl, verifiers)."""
