@@ -32,6 +32,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from shopgen.env.parsing import ParseIssue, parse_assistant
+from shopgen.env.search_cache import CachedSearch
 from shopgen.env.state import EpisodeState, ErrorRecord
 from shopgen.env.tools import REGISTRY, ToolContext, ToolError, invoke
 from shopgen.env.tools.dialogue import customer
@@ -57,13 +58,17 @@ class TaskError(DatasetError):
 
 
 class _Shared:
-    """What every env on one catalog shares: the store, the search index, parsed tool lists."""
+    """What every env on one catalog shares: the store, the search index, parsed tool lists.
+
+    The index is wrapped in a :class:`CachedSearch`, so a search an episode repeats — the
+    replay of a generated task, a trainer's next epoch — is answered from memory.
+    """
 
     __slots__ = ("prepared", "search", "search_opened", "store", "tools")
 
     def __init__(self, store: CatalogStore, search: Any) -> None:
         self.store = store
-        self.search = search
+        self.search = CachedSearch(search) if search is not None else None
         self.search_opened = search is not None
         self.tools: dict[str, tuple[list[dict[str, Any]], frozenset[str]]] = {}
         self.prepared: dict[int, tuple[Any, tuple[Any, ...], tuple]] = {}
@@ -100,7 +105,7 @@ class _Shared:
             from shopgen.env.search import SearchIndex  # heavy imports only when searching
 
             try:
-                self.search = SearchIndex.open(self.store.root, store=self.store)
+                self.search = CachedSearch(SearchIndex.open(self.store.root, store=self.store))
             except DatasetError:
                 self.search = None
         return self.search

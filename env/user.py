@@ -33,6 +33,10 @@ from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.task import ScriptSlot, UserScript
 
 _WORD = re.compile(r"[a-z0-9]+")
+#: Rendered replies remembered process-wide (oldest dropped first): a replayed episode — the
+#: task pipeline's proof, a trainer's next epoch — asks the same reply again.
+_REPLIES_LIMIT = 8192
+_REPLIES: dict[tuple, str] = {}
 
 _MONEY = ("budget", "price", "spend", "cost", "afford", "how much", "maximum price", "expensive")
 _DAYS = ("delivery", "shipping", "arrive", "how soon", "how fast", "deliver", "ship", "days")
@@ -352,9 +356,22 @@ class SimulatedUser:
             return Slot(name=name, value=value, kind="text", label=name.rsplit(".", 1)[-1])
 
     def _render(self, kind: str, slots: tuple[Slot, ...]) -> str:
-        rng = stream(self.seed, "user", self.task_id, self.replies)
-        self.replies += 1
         script = self.script
-        return render_user_reply(
-            kind, slots, style=script.style, rng=rng, p_noise=script.p_noise, p_short=script.p_short
-        ).text
+        # A reply is a pure function of these; a replayed episode asks for it again.
+        key = (self.seed, self.task_id, self.replies, kind, repr(slots), script.style)
+        key += (script.p_noise, script.p_short)
+        self.replies += 1
+        text = _REPLIES.get(key)
+        if text is None:
+            text = render_user_reply(
+                kind,
+                slots,
+                style=script.style,
+                rng=stream(self.seed, "user", self.task_id, key[2]),
+                p_noise=script.p_noise,
+                p_short=script.p_short,
+            ).text
+            if len(_REPLIES) >= _REPLIES_LIMIT:
+                _REPLIES.pop(next(iter(_REPLIES)))
+            _REPLIES[key] = text
+        return text

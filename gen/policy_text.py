@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 import jinja2
 
@@ -38,8 +39,27 @@ def _compiled(source: str) -> jinja2.Template:
     return _ENV.from_string(source)
 
 
+#: Sentences already rendered, per engine (an engine's values never change once drawn).
+_SENTENCES: WeakKeyDictionary[PolicyEngine, dict[str, str]] = WeakKeyDictionary()
+
+
 def rule_sentence(engine: PolicyEngine, rule: Rule) -> str:
-    """The rule's sentence with its value (and any referenced rules' values) filled in."""
+    """The rule's sentence with its value (and any referenced rules' values) filled in.
+
+    Rendered once per (engine, rule): every policy decision quotes its rule, so the return
+    tools and generators would otherwise render the same Jinja template thousands of times.
+    """
+    memo = _SENTENCES.get(engine)
+    if memo is None:
+        memo = _SENTENCES[engine] = {}
+    key = rule.id + "\0" + rule.says
+    text = memo.get(key)
+    if text is None:
+        text = memo[key] = _rule_sentence(engine, rule)
+    return text
+
+
+def _rule_sentence(engine: PolicyEngine, rule: Rule) -> str:
     from shopgen.gen.policy import format_value
 
     refs = {

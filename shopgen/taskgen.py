@@ -14,6 +14,7 @@ import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -49,10 +50,17 @@ class Generated:
     attempt: int
 
 
+@cache
 def system_prompt(env: str) -> str:
-    """The environment's default system prompt (``templates/<env>/system.j2``)."""
+    """The environment's default system prompt (``templates/<env>/system.j2``, read once)."""
     text = resources.files("shopgen.templates").joinpath(env, "system.j2").read_text("utf-8")
     return text.strip()
+
+
+@cache
+def _tools_json(env: str) -> str:
+    """An environment's tool schemas as the row stores them (built once per process)."""
+    return json.dumps(env_tool_schemas(env), separators=(",", ":"))
 
 
 def user_script(draft: Draft, rendered: Rendered, axes: Theta, d: int) -> dict[str, Any]:
@@ -224,7 +232,7 @@ class TaskFactory:
                 {"role": "system", "content": self.prompt or system_prompt(spec.name)},
                 {"role": "user", "content": rendered.text},
             ],
-            "tools": json.dumps(env_tool_schemas(spec.name), separators=(",", ":")),
+            "tools": _tools_json(spec.name),
             "goal": json.dumps(draft.goal, sort_keys=True, default=str),
             "episode": json.dumps(draft.episode, sort_keys=True, default=str),
             "user_script": json.dumps(

@@ -81,6 +81,26 @@ class GenContext:
         return tuple(sorted({n for _, cat in self.store_taxonomy.leaves() for n in cat.nouns}))
 
     @cached_property
+    def _nouns_longest_first(self) -> tuple[str, ...]:
+        return tuple(n.lower() for n in sorted(self.nouns, key=len, reverse=True))
+
+    @cached_property
+    def _title_nouns(self) -> dict[str, str | None]:
+        return {}
+
+    def noun_in_title(self, title: str) -> str | None:
+        """The longest taxonomy noun a title contains, lowercased (what a customer calls it).
+
+        Ties in length go to the noun first in :attr:`nouns` order; None when no noun fits.
+        Remembered per title: generators ask about the same catalog titles again and again.
+        """
+        memo = self._title_nouns
+        if title not in memo:
+            low = title.lower()
+            memo[title] = next((n for n in self._nouns_longest_first if n in low), None)
+        return memo[title]
+
+    @cached_property
     def store_taxonomy(self) -> Taxonomy:
         """The taxonomy the catalog was generated from."""
         return load_taxonomy(self.store.manifest.config.get("taxonomy"))
@@ -104,21 +124,52 @@ class GenContext:
     def _orders_per_user(self) -> pl.DataFrame:
         return self.orders.group_by("user_id").agg(pl.len().alias("n")).sort("user_id")
 
+    @cached_property
+    def _pools(self) -> dict[int, list[str]]:
+        return {}
+
     def customers_with_orders(self, at_least: int) -> list[str]:
-        """Customers with at least ``at_least`` orders, in id order (a stable draw pool)."""
-        return self._orders_per_user.filter(pl.col("n") >= at_least)["user_id"].to_list()
+        """Customers with at least ``at_least`` orders, in id order (a stable draw pool).
+
+        Each threshold's pool is computed once per context; callers must not mutate it.
+        """
+        pool = self._pools.get(at_least)
+        if pool is None:
+            pool = self._orders_per_user.filter(pl.col("n") >= at_least)["user_id"].to_list()
+            self._pools[at_least] = pool
+        return pool
+
+    @cached_property
+    def user_ids(self) -> list[str]:
+        """Every customer id in table order (a stable draw pool; do not mutate)."""
+        return self.users["user_id"].to_list()
+
+    @cached_property
+    def _order_keys(self) -> np.ndarray:
+        return self.orders["user_id"].to_numpy().astype(str)
+
+    @cached_property
+    def _line_keys(self) -> np.ndarray:
+        return self.lines["order_id"].to_numpy().astype(str)
+
+    @cached_property
+    def _user_rows(self) -> dict[str, int]:
+        return {uid: i for i, uid in enumerate(self.user_ids)}
 
     def orders_of(self, user_id: str) -> pl.DataFrame:
-        """One customer's orders, oldest first."""
-        return self.orders.filter(pl.col("user_id") == user_id)
+        """One customer's orders, oldest first (a binary-searched slice, O(log n))."""
+        return _slice(self.orders, self._order_keys, user_id)
 
     def lines_of(self, order_id: str) -> pl.DataFrame:
-        """One order's lines."""
-        return self.lines.filter(pl.col("order_id") == order_id)
+        """One order's lines (a binary-searched slice, O(log n))."""
+        return _slice(self.lines, self._line_keys, order_id)
 
     def user(self, user_id: str) -> dict[str, Any]:
         """One customer's record with preferences decoded."""
-        row = self.users.filter(pl.col("user_id") == user_id).row(0, named=True)
+        i = self._user_rows.get(user_id)
+        if i is None:
+            raise KeyError(f"no customer {user_id!r}")
+        row = self.users.row(i, named=True)
         row["preferences"] = json.loads(row["preferences"])
         return row
 
@@ -177,3 +228,10 @@ def shown_ids(results: list[dict[str, Any]], key: str = "product_id") -> list[st
 def chunked(calls: list[Call], size: int) -> list[list[Call]]:
     """Calls split into turns of at most ``size`` (the B_tool budget)."""
     return [calls[i : i + size] for i in range(0, len(calls), size)]
+
+
+def _slice(frame: pl.DataFrame, keys: np.ndarray, key: str) -> pl.DataFrame:
+    """The rows of ``frame`` (sorted by the column ``keys`` holds) whose key is ``key``."""
+    lo = int(np.searchsorted(keys, key, side="left"))
+    hi = int(np.searchsorted(keys, key, side="right"))
+    return frame.slice(lo, hi - lo)

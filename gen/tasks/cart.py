@@ -144,6 +144,11 @@ class CartIndex:
             out[cat.id] = (lines, tuple(sorted(cat.nouns, key=len, reverse=True)))
         return out
 
+    @cached_property
+    def ids(self) -> list[str]:
+        """Product id of each frame row (cheap membership tests without building records)."""
+        return self.frame["product_id"].to_list()
+
     def record(self, row: int) -> dict[str, Any]:
         """One product row as a dict."""
         return self.frame.row(int(row), named=True)
@@ -332,7 +337,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     final = _apply(ctx, items, switch, extra)
     oos = _out_of_stock(ctx, index, items, final, axes, rng)
     episode = {
-        "user_id": pick(rng, ctx.users["user_id"].to_list()),
+        "user_id": pick(rng, ctx.user_ids),
         "today": ctx.today.isoformat(),
         "visit_history": _history(ctx, index, items, rng),
         "out_of_stock": oos,
@@ -448,12 +453,10 @@ def _out_of_stock(
             k = min(len(others), int(rng.integers(1, 3)))
             oos += [others[j] for j in sorted(rng.choice(len(others), k, replace=False))]
         rows = index.category_rows[it.product["category_id"]]
-        alike = [r for r in rows.tolist() if index.record(r)["product_id"] not in keep_products]
+        ids = index.ids
+        alike = [r for r in rows.tolist() if ids[r] not in keep_products]
         k = min(len(alike), int(rng.integers(1, 3)))
-        oos += [
-            index.record(alike[j])["product_id"]
-            for j in sorted(rng.choice(len(alike), k, replace=False))
-        ]
+        oos += [ids[alike[j]] for j in sorted(rng.choice(len(alike), k, replace=False))]
     return sorted(set(oos))
 
 

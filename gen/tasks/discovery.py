@@ -71,7 +71,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     pool = [*KINDS, *(f"attrs.{a}" for a in string_attrs(frame, target))]
     values = choose_constraints(frame, target, pool, int(axes.m) - 1, k + 1, rng)
     cons = constraints_from(category, values)
-    user_id = pick(rng, ctx.users["user_id"].to_list())
+    user_id = pick(rng, ctx.user_ids)
     pref = preference(ctx, user_id, category)
     fs = feasible_set(ctx, cons, pref, k=k, p_oos=float(axes.p_oos), rng=rng)
     name = ctx.store_taxonomy.leaves()[_leaf_index(ctx)[category]][1].name.lower()

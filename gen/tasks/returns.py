@@ -222,11 +222,11 @@ def _visible(orders: list[dict[str, Any]], today: date, n: int) -> list[str]:
 
 
 def _noun(ctx: GenContext, product_id: str) -> str:
-    title = ctx.store.product(product_id)["title"].lower()
-    found = next((n for n in sorted(ctx.nouns, key=len, reverse=True) if n.lower() in title), None)
+    title = ctx.store.product(product_id)["title"]
+    found = ctx.noun_in_title(title)
     if found is None:
-        raise Redraw(f"no taxonomy noun in title {title!r}")
-    return found.lower()
+        raise Redraw(f"no taxonomy noun in title {title.lower()!r}")
+    return found
 
 
 def _ambiguity(

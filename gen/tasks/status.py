@@ -112,11 +112,10 @@ def _item_reference(
 
 def _noun_in(ctx: GenContext, title: str) -> str:
     """The taxonomy noun a product's title uses, lowercased (what a customer calls it)."""
-    nouns = sorted(ctx.nouns, key=len, reverse=True)
-    found = next((n for n in nouns if n.lower() in title.lower()), None)
+    found = ctx.noun_in_title(title)
     if found is None:
         raise Redraw(f"no taxonomy noun in title {title!r}")
-    return found.lower()
+    return found
 
 
 def _holds(ctx: GenContext, order_id: str, noun: str) -> bool:

@@ -86,7 +86,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         attrs=compat,
         exclude=(original["product_id"],),
     )
-    user_id = pick(rng, ctx.users["user_id"].to_list())
+    user_id = pick(rng, ctx.user_ids)
     pref = preference(ctx, user_id, category)
     fs = feasible_set(ctx, cons, pref, k=k, p_oos=float(axes.p_oos), rng=rng)
     title = original["title"].split(",")[0]

@@ -1,0 +1,123 @@
+"""A bounded memo of catalog search results, shared by every episode on one catalog.
+
+``catalog_search`` results are a pure function of (query, top_k, eps_rank, out-of-stock ids,
+task seed, call index, mode) — see :mod:`shopgen.env.search` — so remembering them is exact.
+Task generation plays every oracle twice (live, then the replay proof) and a trainer replays
+the same rows many times; without this memo each of those searches pays the encoder, FAISS
+and BM25 again. The memo wraps the index instead of living inside it, so the retrieval code
+stays the single owner of how results are made.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Collection
+from typing import Any
+
+#: Search results remembered per catalog (a task has a handful; a few thousand tasks' worth).
+SEARCH_CACHE_LIMIT = 8192
+#: Retrieved candidate lists remembered per catalog, across tasks (queries repeat: nouns).
+CANDIDATE_CACHE_LIMIT = 4096
+
+
+class CachedSearch:
+    """A :class:`~shopgen.env.search.SearchIndex` whose ``search`` results are memoised (LRU).
+
+    Every other attribute is the index's own, so tools and tests see the same object shape.
+
+    Args:
+        index: the search index to wrap.
+        limit: results remembered before the least recently used is dropped.
+    """
+
+    __slots__ = ("_candidates", "_memo", "hits", "index", "limit", "misses")
+
+    def __init__(self, index: Any, *, limit: int = SEARCH_CACHE_LIMIT) -> None:
+        self.index = index
+        self.limit = limit
+        self._memo: OrderedDict[tuple, tuple[Any, ...]] = OrderedDict()
+        self._candidates: OrderedDict[tuple, Any] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+        # Retrieval (query, depth) -> ranked rows is the same for every task: only the
+        # distractors and stock marks depend on the task. The index's own ``search`` calls
+        # ``self.candidates``, so an instance attribute routes it through this memo.
+        own = getattr(index, "candidates", None)
+        if own is not None and hasattr(index, "__dict__"):
+            index.candidates = self._memoised_candidates(own)
+
+    def _memoised_candidates(self, retrieve: Any) -> Any:
+        memo = self._candidates
+
+        def candidates(query: Any, depth: int, *, mode: str = "hybrid") -> Any:
+            try:
+                key = (query, depth, mode)
+                rows = memo.get(key)
+            except TypeError:  # unhashable junk: the index raises its own error
+                return retrieve(query, depth, mode=mode)
+            if rows is None:
+                rows = retrieve(query, depth, mode=mode)
+                rows.flags.writeable = False  # shared between tasks: nobody may edit it
+                memo[key] = rows
+                if len(memo) > CANDIDATE_CACHE_LIMIT:
+                    memo.popitem(last=False)
+            else:
+                memo.move_to_end(key)
+            return rows
+
+        candidates.__doc__ = retrieve.__doc__
+        return candidates
+
+    def search(
+        self,
+        query: str | bytes,
+        *,
+        top_k: int = 200,
+        eps_rank: float = 0.0,
+        oos_ids: Collection[str] = (),
+        seed: int = 0,
+        call_index: int = 0,
+        mode: str = "hybrid",
+    ) -> list[Any]:
+        """``index.search`` with the same arguments, answered from the memo when seen before.
+
+        Arguments the index would reject are passed through uncached, so its errors surface
+        unchanged.
+        """
+        try:
+            key = (query, top_k, eps_rank, frozenset(oos_ids), seed, call_index, mode)
+            hash(key)
+        except TypeError:  # unhashable junk: let the index raise its own error
+            key = None
+        if key is not None:
+            cards = self._memo.get(key)
+            if cards is not None:
+                self._memo.move_to_end(key)
+                self.hits += 1
+                return list(cards)
+        cards = self.index.search(
+            query,
+            top_k=top_k,
+            eps_rank=eps_rank,
+            oos_ids=oos_ids,
+            seed=seed,
+            call_index=call_index,
+            mode=mode,
+        )
+        if key is not None:
+            self.misses += 1
+            self._memo[key] = tuple(cards)
+            if len(self._memo) > self.limit:
+                self._memo.popitem(last=False)
+        return list(cards)
+
+    def clear(self) -> None:
+        """Forget every remembered result."""
+        self._memo.clear()
+        self._candidates.clear()
+
+    def __len__(self) -> int:
+        return len(self._memo)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.index, name)
