@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "export": "shopgen.commands.export:export",
     "serve": "shopgen.commands.serve:serve",
     "eval": "shopgen.commands.eval:evaluate",
+    "report": "shopgen.commands.report:report",
 }
 
 

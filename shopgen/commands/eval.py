@@ -1,63 +1,95 @@
-"""``shopgen eval``: play reference policies on a task dataset and print one table."""
+"""``shopgen eval``: play reference and degenerate policies; print one table per policy.
+
+Tasks come from a dataset (``--tasks DIR``) or are generated on the fly (``--env all --d 0-12
+--n 200``); each cell is the share solved and the mean reward of one (env, d).
+"""
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from pathlib import Path
 
 import click
 
-from shopgen.commands.tasks import open_catalog
+from shopgen.commands.tasks import open_catalog, parse_overrides
 from shopgen.env.episode import ShopEnv
+from shopgen.gen.difficulty import parse_d_range
+from shopgen.policies import POLICIES
+from shopgen.policies.evaluate import Cell, generated_rows
+from shopgen.policies.evaluate import evaluate as play_all
+from shopgen.schemas.envs import ENV_NAMES, env_spec
+from shopgen.schemas.errors import ConfigError
+from shopgen.schemas.validation import parse_count
 from shopgen.task_writer import read_tasks
-from shopgen.testing import DEGENERATE, run_policy
-from shopgen.verifiers.replay import play
-
-POLICIES = ("oracle", *DEGENERATE)
 
 
 @click.command(name="eval")
-@click.option(
-    "--tasks", "tasks_dir", required=True, type=click.Path(path_type=Path), help="Task dataset."
-)
-@click.option(
-    "--catalog",
-    type=click.Path(path_type=Path),
-    help="Catalog the tasks were drawn from (default data/catalog).",
-)
+@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), help="Task dataset.")
+@click.option("--env", "env_name", help=f"Generate tasks of {', '.join(ENV_NAMES)} or all.")
+@click.option("--d", "d_text", default="0-12", show_default=True, help="Levels, e.g. 0-12.")
+@click.option("--n", "n_text", default="20", show_default=True, help="Tasks per (env, d).")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
+@click.option("--axis", "axes", multiple=True, help="θ override name=value (repeatable).")
+@click.option("--catalog", type=click.Path(path_type=Path), help="Catalog (default data/catalog).")
 @click.option(
     "--policy",
     "policies",
     multiple=True,
     type=click.Choice(POLICIES),
-    help="Policies to play (repeatable; default: all).",
+    help="Policies to play (repeatable; default: oracle, heuristic, random).",
 )
-def evaluate(tasks_dir: Path, catalog: Path | None, policies: tuple[str, ...]) -> None:
-    """Play the oracle and the degenerate policies on TASKS; print success and mean reward."""
-    rows = read_tasks(tasks_dir)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON lines instead of a table.")
+def evaluate_cmd(
+    tasks_dir: Path | None,
+    env_name: str | None,
+    d_text: str,
+    n_text: str,
+    seed: int,
+    axes: tuple[str, ...],
+    catalog: Path | None,
+    policies: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Play policies on a task dataset or on tasks generated now; print solve rate and reward."""
+    if (tasks_dir is None) == (env_name is None):
+        raise ConfigError("give exactly one of --tasks DIR or --env NAME|all")
     env = ShopEnv(open_catalog(catalog))
-    chosen = policies or POLICIES
-    table: dict[tuple[str, str], list[tuple[bool, float]]] = defaultdict(list)
-    for row in rows:
-        for name in chosen:
-            if name == "oracle":
-                score, _ = play(env, row, json.loads(row.oracle))
-            else:
-                score = run_policy(env, row, DEGENERATE[name])
-            if score is not None:
-                table[(row.env, name)].append((score.is_correct, score.reward))
-    envs = sorted({e for e, _ in table})
-    click.echo(f"{'policy':<22}" + "".join(f"{e:>22}" for e in envs))
-    for name in chosen:
-        cells = []
-        for e in envs:
-            results = table.get((e, name), [])
-            if not results:
-                cells.append(f"{'-':>22}")
-                continue
-            ok = sum(c for c, _ in results) / len(results)
-            mean = sum(r for _, r in results) / len(results)
-            cells.append(f"{ok:>10.0%} {mean:>+10.3f} ")
-        click.echo(f"{name:<22}" + "".join(cells))
-    click.echo("(each cell: share correct, mean reward; the maximum reward is 0.90)")
+    if tasks_dir is not None:
+        rows = read_tasks(tasks_dir)
+    else:
+        envs = list(ENV_NAMES) if env_name == "all" else [env_spec(env_name).name]
+        rows = generated_rows(
+            env,
+            envs,
+            parse_d_range(d_text),
+            parse_count(n_text, field="n"),
+            seed=seed,
+            overrides=parse_overrides(axes),
+        )
+    cells = play_all(env, rows, policies or ("oracle", "heuristic", "random"))
+    if as_json:
+        for cell in cells:
+            click.echo(json.dumps(cell.to_dict()))
+        return
+    print_table(cells)
+
+
+def print_table(cells: list[Cell]) -> None:
+    """One block per policy: rows are environments, columns difficulty levels."""
+    levels = sorted({c.d for c in cells})
+    for policy in dict.fromkeys(c.policy for c in cells):
+        mine = {(c.env, c.d): c for c in cells if c.policy == policy}
+        click.echo(f"\n{policy}  (solve rate / mean reward; max reward 0.90)")
+        click.echo(f"{'env':<14}" + "".join(f"{'d=' + str(d):>13}" for d in levels))
+        for env_name in sorted({e for e, _ in mine}):
+            row = [mine.get((env_name, d)) for d in levels]
+            click.echo(
+                f"{env_name:<14}"
+                + "".join(
+                    f"{c.solve_rate:>6.0%}/{c.mean_reward:+.2f}" if c else f"{'-':>13}" for c in row
+                )
+            )
+
+
+#: Kept for the registry line ``shopgen.commands.eval:evaluate``.
+evaluate = evaluate_cmd

@@ -1,0 +1,72 @@
+"""``shopgen report``: the calibration report as one self-contained HTML page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from shopgen.commands.tasks import open_catalog
+from shopgen.env.episode import ShopEnv
+from shopgen.gen.difficulty import parse_d_range
+from shopgen.policies import REFERENCE
+from shopgen.policies.evaluate import evaluate, generated_rows
+from shopgen.report import axis_effects, catalog_realism, diversity, render
+from shopgen.schemas.envs import ENV_NAMES, env_spec
+from shopgen.schemas.errors import ConfigError
+from shopgen.schemas.validation import parse_count
+from shopgen.task_writer import read_tasks
+
+
+@click.command()
+@click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), help="Task dataset.")
+@click.option("--env", "env_name", help=f"Generate tasks of {', '.join(ENV_NAMES)} or all.")
+@click.option("--d", "d_text", default="0-12", show_default=True, help="Levels, e.g. 0-12.")
+@click.option("--n", "n_text", default="10", show_default=True, help="Tasks per (env, d).")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
+@click.option("--catalog", type=click.Path(path_type=Path), help="Catalog (default data/catalog).")
+@click.option(
+    "--axis-n",
+    default=5,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Tasks per (env, axis) for the per-axis effect.",
+)
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="HTML file to write.")
+def report(
+    tasks_dir: Path | None,
+    env_name: str | None,
+    d_text: str,
+    n_text: str,
+    seed: int,
+    catalog: Path | None,
+    axis_n: int,
+    out: Path,
+) -> None:
+    """Write the calibration report: policies vs d, per-axis effect, catalog realism, diversity."""
+    if (tasks_dir is None) == (env_name is None):
+        raise ConfigError("give exactly one of --tasks DIR or --env NAME|all")
+    store = open_catalog(catalog)
+    env = ShopEnv(store)
+    if tasks_dir is not None:
+        rows = read_tasks(tasks_dir)
+    else:
+        envs = list(ENV_NAMES) if env_name == "all" else [env_spec(env_name).name]
+        rows = list(
+            generated_rows(
+                env, envs, parse_d_range(d_text), parse_count(n_text, field="n"), seed=seed
+            )
+        )
+    if not rows:
+        raise ConfigError("no tasks to report on")
+    cells = evaluate(env, rows, REFERENCE)
+    envs_seen = sorted({r.env for r in rows})
+    effects = axis_effects(env, envs_seen, max(r.d for r in rows), axis_n, seed=seed)
+    page = render(
+        cells=cells, effects=effects, realism=catalog_realism(store.root), diverse=diversity(rows)
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(out.suffix + ".tmp")
+    tmp.write_text(page, encoding="utf-8")
+    tmp.replace(out)
+    click.echo(f"wrote {out} ({len(rows)} tasks, {len(cells)} policy cells)")

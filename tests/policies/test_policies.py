@@ -1,0 +1,116 @@
+"""Reference policies: public view only, determinism, solve rates that fall with d."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import pytest
+
+from shopgen.cli import main
+from shopgen.env.episode import ShopEnv
+from shopgen.gen.store import CatalogStore
+from shopgen.policies import REFERENCE, PublicTask, play
+from shopgen.policies.evaluate import evaluate, generated_rows
+from shopgen.schemas.envs import ENV_NAMES, env_spec
+from shopgen.taskgen import TaskFactory
+
+
+@pytest.fixture(scope="module")
+def shop(indexed_catalog_dir: Path) -> ShopEnv:
+    return ShopEnv(CatalogStore(indexed_catalog_dir))
+
+
+def test_public_view_holds_no_hidden_field(shop: ShopEnv) -> None:
+    row = TaskFactory(shop, seed=0).make("status", 0, 0).row
+    view = PublicTask.from_row(row)
+    assert {f.name for f in dataclasses.fields(view)} == {
+        "task_id",
+        "env",
+        "system",
+        "user",
+        "tools",
+    }
+    text = repr(view)
+    for hidden in ("goal", "episode", "user_script", "oracle"):
+        assert getattr(row, hidden) not in text
+
+
+def test_heuristic_ignores_hidden_fields(shop: ShopEnv) -> None:
+    """Blanking the oracle and user script's never_say changes nothing the heuristic does."""
+    row = TaskFactory(shop, seed=0).make("status", 0, 1).row
+    blank = row.model_copy(update={"oracle": "[]"})
+    assert play(shop, row, "heuristic") == play(shop, blank, "heuristic")
+
+
+@pytest.mark.parametrize("policy", REFERENCE)
+def test_policies_are_deterministic_and_bounded(shop: ShopEnv, policy: str) -> None:
+    row = TaskFactory(shop, seed=0).make("returns", 2, 0).row
+    first, again = play(shop, row, policy), play(shop, row, policy)
+    assert first == again
+    assert -1.0 <= first.reward <= 1.0
+
+
+def test_heuristic_solves_easy_status_and_random_does_not(shop: ShopEnv) -> None:
+    rows = list(generated_rows(shop, ["status"], [0], 4))
+    cells = {c.policy: c for c in evaluate(shop, rows, ["heuristic", "random", "oracle"])}
+    assert cells["oracle"].solve_rate == 1.0
+    assert cells["heuristic"].solve_rate >= 0.75
+    assert cells["random"].solve_rate <= 0.25
+
+
+def _not_easier(low: tuple[int, int], high: tuple[int, int], z: float = 2.0) -> bool:
+    """High-d solve rate is not significantly above the low-d one (two-proportion z bound)."""
+    (s0, n0), (s1, n1) = low, high
+    p0, p1 = s0 / n0, s1 / n1
+    pooled = (s0 + s1) / (n0 + n1)
+    se = math.sqrt(max(pooled * (1 - pooled), 0.25 / (n0 + n1)) * (1 / n0 + 1 / n1))
+    return p1 - p0 <= z * se
+
+
+def _solved(shop: ShopEnv, env: str, d: int, n: int, **overrides: float) -> tuple[int, int]:
+    rows = generated_rows(shop, [env], [d], n, overrides=overrides or None)
+    cell = evaluate(shop, rows, ["heuristic"])[0]
+    return cell.solved, cell.n
+
+
+def test_not_easier_rejects_a_clear_rise() -> None:
+    assert not _not_easier((0, 20), (18, 20))
+    assert _not_easier((18, 20), (2, 20))
+
+
+@pytest.mark.parametrize("env", ["status", "cart"])
+def test_heuristic_not_easier_at_d12_fast(shop: ShopEnv, env: str) -> None:
+    assert _not_easier(_solved(shop, env, 0, 4), _solved(shop, env, 12, 4))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env", ENV_NAMES)
+def test_heuristic_monotone_in_d(shop: ShopEnv, env: str) -> None:
+    assert _not_easier(_solved(shop, env, 0, 20), _solved(shop, env, 12, 20))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env", ENV_NAMES)
+def test_each_axis_alone_not_easier(shop: ShopEnv, env: str) -> None:
+    from shopgen.gen.difficulty import theta
+
+    base = _solved(shop, env, 0, 12)
+    high = theta(12).to_dict()
+    for axis in env_spec(env).axes:
+        assert _not_easier(base, _solved(shop, env, 0, 12, **{axis: high[axis]})), axis
+
+
+def test_eval_cli_rejects_bad_input(indexed_catalog_dir: Path, capsys) -> None:
+    assert main(["eval", "--catalog", str(indexed_catalog_dir)]) == 1
+    assert "exactly one of" in capsys.readouterr().err
+    assert main(["eval", "--env", "nope", "--catalog", str(indexed_catalog_dir)]) == 1
+
+
+def test_eval_cli_generates_and_prints(indexed_catalog_dir: Path, capsys) -> None:
+    args = ["eval", "--env", "status", "--d", "0", "--n", "2", "--json"]
+    assert main([*args, "--policy", "oracle", "--catalog", str(indexed_catalog_dir)]) == 0
+    out = capsys.readouterr().out
+    assert '"solve_rate": 1.0' in out
+    assert '"env": "status"' in out

@@ -1,0 +1,61 @@
+"""The calibration report: a self-contained page whose plots render."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from shopgen.cli import main
+
+
+@pytest.fixture(scope="module")
+def page(indexed_catalog_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    args = ["report", "--env", "status", "--d", "0,12", "--n", "2", "--axis-n", "2"]
+    assert main([*args, "--catalog", str(indexed_catalog_dir), "--out", str(out)]) == 0
+    return out
+
+
+def test_report_is_self_contained_with_every_plot(page: Path) -> None:
+    text = page.read_text()
+    # 2 policy charts (solve rate, reward) + 1 axis chart + 5 catalog charts for one env.
+    assert text.count("<svg") == 8
+    assert "<polyline" in text
+    assert "<rect" in text
+    assert "http://" not in text.replace("http://www.w3.org/2000/svg", "")
+    assert "distinct_first_messages" in text
+
+
+def test_report_rejects_missing_source(indexed_catalog_dir: Path, tmp_path: Path) -> None:
+    assert (
+        main(["report", "--catalog", str(indexed_catalog_dir), "--out", str(tmp_path / "r")]) == 1
+    )
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium not installed")
+def test_report_renders_in_headless_chromium(page: Path, tmp_path: Path) -> None:
+    shot = tmp_path / "shot.png"
+    subprocess.run(
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            f"--screenshot={shot}",
+            "--window-size=1200,2400",
+            page.as_uri(),
+        ],
+        check=True,
+        timeout=120,
+        capture_output=True,
+    )
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(set(data[100:5000])) > 20
