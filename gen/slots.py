@@ -21,26 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from shopgen.schemas.errors import ConfigError
-
-SlotKind = Literal[
-    "text",
-    "money",
-    "rating",
-    "days",
-    "quantity",
-    "count",
-    "brand",
-    "attr",
-    "variant",
-    "id",
-    "order_ref",
-    "date",
-    "choice",
-    "when",
-]
+from shopgen.schemas.task import SlotKind
 
 #: Kinds whose written value noise must never corrupt (DESIGN §7: solvable by construction).
 PROTECTED_KINDS: frozenset[str] = frozenset(

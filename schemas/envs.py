@@ -11,22 +11,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
+from shopgen.schemas.axes import AXES
 from shopgen.schemas.errors import ConfigError
-
-AXES_ALL = (
-    "m",
-    "k_rec",
-    "T_max",
-    "p_missing",
-    "p_noise",
-    "p_switch",
-    "top_k",
-    "eps_rank",
-    "p_oos",
-    "H_orders",
-    "B_branch",
-    "B_tool",
-)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,7 +49,7 @@ class EnvSpec:
 
 
 def _spec(name: str, version: str, summary: str, *axes: str) -> EnvSpec:
-    unknown = set(axes) - set(AXES_ALL)
+    unknown = set(axes) - set(AXES)
     if unknown:
         raise ValueError(f"{name}: unknown axes {sorted(unknown)}")
     return EnvSpec(name=name, version=version, summary=summary, axes=axes)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import polars as pl
 import pyarrow as pa
 
+from shopgen.schemas.axes import AXES, RATE_AXES
+
 PRODUCTS = pa.schema(
     [
         pa.field("product_id", pa.string(), nullable=False),
@@ -137,23 +139,7 @@ POLICY_RULES = pa.schema(
 )
 
 _THETA = pa.struct(
-    [
-        pa.field(name, pa.float64() if name.startswith(("p_", "eps")) else pa.int64())
-        for name in (
-            "m",
-            "k_rec",
-            "T_max",
-            "p_missing",
-            "p_noise",
-            "p_switch",
-            "top_k",
-            "eps_rank",
-            "p_oos",
-            "H_orders",
-            "B_branch",
-            "B_tool",
-        )
-    ]
+    [pa.field(name, pa.float64() if name in RATE_AXES else pa.int64()) for name in AXES]
 )
 _MESSAGE = pa.struct([pa.field("role", pa.string()), pa.field("content", pa.string())])
 

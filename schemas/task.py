@@ -125,7 +125,8 @@ class Trajectory(BaseModel):
 # Both models are the contract between the two: a generator builds them, dumps them with
 # ``model_dump_json()``, and ``ShopEnv.reset`` reads them back with ``from_json``.
 
-SlotKindName = Literal[
+#: How a slot's value is written and whether typo noise may touch it (see gen.slots).
+SlotKind = Literal[
     "text",
     "money",
     "rating",
@@ -196,7 +197,7 @@ class ScriptSlot(BaseModel):
         "'items.0.variant.color', 'order_ref', 'reason'; or a free fact name such as 'tier'."
     )
     value: str | int | float = Field(description="The value the customer states.")
-    kind: SlotKindName = Field(
+    kind: SlotKind = Field(
         description="How the value is written (gen.slots.SlotKind). Kind 'id' is never said: "
         "customers do not know product ids."
     )

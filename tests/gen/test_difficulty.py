@@ -139,3 +139,14 @@ def test_cli_bad_range_is_one_line():
     assert bad.returncode == 1
     assert bad.stderr.count("\n") == 1
     assert "9-3" in bad.stderr
+
+
+def test_axis_names_agree_with_the_registry_and_task_schema():
+    from shopgen.gen.difficulty import AXES as THETA_FIELDS
+    from shopgen.schemas.axes import AXES, RATE_AXES
+    from shopgen.schemas.tables import TASKS
+
+    assert THETA_FIELDS == AXES
+    theta_type = TASKS.field("theta").type
+    assert [theta_type.field(i).name for i in range(theta_type.num_fields)] == list(AXES)
+    assert {a for a in AXES if isinstance(getattr(theta(3), a), float)} == RATE_AXES
