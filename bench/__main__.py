@@ -14,7 +14,7 @@ import platform
 import time
 from pathlib import Path
 
-SUITES = ["catalog", "render"]
+SUITES = ["catalog", "world", "render"]
 
 
 def main() -> None:

@@ -3,7 +3,9 @@
 Rows are drawn in fixed blocks of :data:`BLOCK` products, each block from its own keyed stream
 (``("products", block)``), so product *i* is the same whatever the catalog size, shard layout or
 worker count (DESIGN §4). Within a shard, every column is one vectorised draw; the only Python
-loop is over leaf categories, where titles, attributes and variants take a leaf-specific shape.
+loop runs NumPy searches through each leaf's own cumulative weights (brands, shipping days,
+enum attributes). Text is assembled for the whole shard at once from the plan's interned
+pieces (:mod:`shopgen.gen.catalog_text`), so products come out in row order without a sort.
 """
 
 from __future__ import annotations
@@ -13,15 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from shopgen.gen.catalog_text import describe, render_attrs
-from shopgen.gen.plan import CatalogPlan, LeafPlan
+from shopgen.gen.catalog_tables import ATTR_SLOTS, BRAND
+from shopgen.gen.catalog_text import field_matrix, render_text, sample_values
+from shopgen.gen.plan import CatalogPlan, LeafNumbers
 from shopgen.gen.seeding import FeistelIds, stream
 from shopgen.gen.variants import cross_variants, draw_variants
 from shopgen.schemas.tables import PRODUCTS
 
 BLOCK = 4096
-#: Attribute slots drawn per product; a leaf uses the first ``len(attrs)`` of them.
-ATTR_SLOTS = 8
 
 
 @dataclass(frozen=True)
@@ -74,85 +75,90 @@ def product_ids(seed: int, rows: np.ndarray) -> np.ndarray:
 
 
 def generate_rows(plan: CatalogPlan, start: int, stop: int) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Products ``[start, stop)`` and their variants, in row order."""
+    """Products ``[start, stop)`` and their variants, both in product row order."""
     d = draw(plan.seed, start, stop)
-    vd = draw_variants(plan.seed, start, stop, BLOCK)
     rows = np.arange(start, stop, dtype=np.int64)
-    leaf_codes = np.searchsorted(plan.leaf_cum, d.leaf, side="right").clip(max=len(plan.leaves) - 1)
+    leaf = np.searchsorted(plan.leaf_cum, d.leaf, side="right").clip(max=len(plan.leaves) - 1)
     pids = product_ids(plan.seed, rows)
-    products, variants = [], []
-    for code in np.unique(leaf_codes):
-        idx = np.flatnonzero(leaf_codes == code)
-        leaf = plan.leaves[code]
-        leaf_pids = pids.gather(idx)
-        frame = _leaf_products(leaf, d, idx, leaf_pids, rows[idx])
-        var, n_variants, variant_stock = cross_variants(
-            plan, leaf, vd.take(idx), rows[idx], leaf_pids, frame["price"].to_numpy()
-        )
-        if var is not None:
-            stock = np.where(n_variants > 0, variant_stock, frame["stock_qty"].to_numpy())
-            variants.append(var)
-        else:
-            stock = frame["stock_qty"].to_numpy()
-        products.append(
-            frame.with_columns(
-                pl.Series("n_variants", n_variants, dtype=pl.Int16),
-                pl.Series("stock_qty", stock, dtype=pl.Int32),
-            )
-        )
-    product_frame = pl.concat(products).sort("_row").drop("_row").select(PRODUCTS.names)
-    # Variants stay grouped by leaf: the order is fixed by the shard, and re-sorting millions
-    # of string rows would double the cost of the shard.
-    variant_frame = pl.concat(variants) if variants else None
-    return product_frame, variant_frame
-
-
-def _leaf_products(
-    leaf: LeafPlan, d: Draws, idx: np.ndarray, pids: pl.Series, rows: np.ndarray
-) -> pl.DataFrame:
-    brand = pl.Series(leaf.brands).gather(
-        np.searchsorted(leaf.brand_cum, d.brand[idx], side="right").clip(max=len(leaf.brands) - 1)
+    t = plan.text
+    picks = _leaf_picks(plan, leaf, d)
+    line = (d.line * t.line_len[leaf]).astype(np.intp)
+    noun = (d.noun * t.noun_len[leaf]).astype(np.intp)
+    fields = field_matrix(t, leaf, picks.brand, line, noun, picks.values)
+    numbers = _numbers(plan.numbers, leaf, d)
+    variants, n_variants, variant_stock = cross_variants(
+        plan, leaf, draw_variants(plan.seed, start, stop, BLOCK), rows, pids, numbers["price"]
     )
-    line = pl.Series(leaf.lines).gather((d.line[idx] * len(leaf.lines)).astype(np.intp))
-    noun = pl.Series(leaf.nouns).gather((d.noun[idx] * len(leaf.nouns)).astype(np.intp))
-    price = _shelf_price(leaf.price_median * np.exp(leaf.price_sigma * d.price_z[idx]))
-    on_sale = d.discount[idx, 0] < 0.3
-    list_price = np.where(
-        on_sale, _shelf_price(price / (1 - (0.05 + 0.35 * d.discount[idx, 1]))), price
-    )
-    rating = np.round(np.clip(leaf.rating_mean + leaf.rating_sd * d.rating_z[idx], 1.0, 5.0), 1)
-    rating_count = (
-        np.floor(np.exp(3.0 + 1.7 * d.count_z[idx])).astype(np.int64).clip(0, 2_000_000) + 1
-    )
-    in_stock = d.stock[idx, 0] >= leaf.stock_p_zero
-    stock = np.where(
-        in_stock, np.maximum(1, np.round(leaf.stock_median * np.exp(0.9 * d.stock[idx, 1]))), 0
-    )
-    ship = leaf.ship_days[
-        np.searchsorted(leaf.ship_cum, d.ship[idx], side="right").clip(max=len(leaf.ship_days) - 1)
-    ]
-    base = pl.DataFrame(
+    stock = np.where(n_variants > 0, variant_stock, numbers.pop("stock_qty"))
+    text = render_text(t, leaf, fields, picks.values, d.text)
+    products = pl.DataFrame(
         {
-            "_row": rows,
             "product_id": pids,
-            "brand": brand,
-            "line": line,
-            "noun": noun,
-            "price": price,
-            "list_price": list_price,
-            "rating": rating,
-            "rating_count": rating_count.astype(np.int32),
+            "title": text["title"],
+            "brand": t.strings.gather(fields[:, BRAND]),
+            "department": plan.numbers.department.gather(leaf),
+            "category_id": plan.numbers.category_id.gather(leaf),
+            "category_path": plan.numbers.path.gather(leaf),
+            **numbers,
             "stock_qty": stock.astype(np.int32),
-            "ship_days": ship.astype(np.int8),
+            "ship_days": picks.ship.astype(np.int8),
+            "n_variants": n_variants.astype(np.int16),
+            "attributes": text["attributes"],
+            "key_attrs": text["key_attrs"],
+            "description": text["description"],
         }
     )
-    base = base.with_columns(
-        pl.lit(leaf.department).alias("department"),
-        pl.lit(leaf.category_id).alias("category_id"),
-        pl.lit(leaf.path).alias("category_path"),
+    return products.select(PRODUCTS.names), variants
+
+
+@dataclass(frozen=True)
+class _Picks:
+    brand: np.ndarray  # index into the leaf's brands
+    ship: np.ndarray  # shipping days
+    values: np.ndarray  # (n, ATTR_SLOTS) value index per attribute slot
+
+
+def _leaf_picks(plan: CatalogPlan, leaf: np.ndarray, d: Draws) -> _Picks:
+    """Draws that go through a leaf's own cumulative weights (NumPy only, per leaf)."""
+    n = leaf.size
+    brand = np.zeros(n, dtype=np.intp)
+    ship = np.zeros(n, dtype=np.int8)
+    values = np.zeros((n, ATTR_SLOTS), dtype=np.intp)
+    order = np.argsort(leaf, kind="stable")
+    bounds = np.searchsorted(leaf[order], np.arange(len(plan.leaves) + 1))
+    for code in np.flatnonzero(np.diff(bounds)):
+        sel = order[bounds[code] : bounds[code + 1]]
+        lp = plan.leaves[code]
+        brand[sel] = np.searchsorted(lp.brand_cum, d.brand[sel], side="right").clip(
+            max=len(lp.brands) - 1
+        )
+        at = np.searchsorted(lp.ship_cum, d.ship[sel], side="right")
+        ship[sel] = lp.ship_days[at.clip(max=len(lp.ship_days) - 1)]
+        for slot, attr in enumerate(lp.attrs):
+            values[sel, slot] = sample_values(attr, d.attrs[sel, slot])
+    return _Picks(brand=brand, ship=ship, values=values)
+
+
+def _numbers(p: LeafNumbers, leaf: np.ndarray, d: Draws) -> dict[str, np.ndarray]:
+    """Prices, ratings and stock: elementwise formulas over per-leaf parameters."""
+    price = _shelf_price(p.price_median[leaf] * np.exp(p.price_sigma[leaf] * d.price_z))
+    on_sale = d.discount[:, 0] < 0.3
+    list_price = np.where(
+        on_sale, _shelf_price(price / (1 - (0.05 + 0.35 * d.discount[:, 1]))), price
     )
-    frame = render_attrs(leaf, base, d.attrs[idx])
-    return describe(leaf, frame, d.text[idx]).drop("line", "noun")
+    rating = np.round(np.clip(p.rating_mean[leaf] + p.rating_sd[leaf] * d.rating_z, 1.0, 5.0), 1)
+    rating_count = np.floor(np.exp(3.0 + 1.7 * d.count_z)).astype(np.int64).clip(0, 2_000_000) + 1
+    in_stock = d.stock[:, 0] >= p.stock_p_zero[leaf]
+    stock = np.where(
+        in_stock, np.maximum(1, np.round(p.stock_median[leaf] * np.exp(0.9 * d.stock[:, 1]))), 0
+    )
+    return {
+        "price": price,
+        "list_price": list_price,
+        "rating": rating,
+        "rating_count": rating_count.astype(np.int32),
+        "stock_qty": stock,
+    }
 
 
 def _shelf_price(raw: np.ndarray) -> np.ndarray:

@@ -1,47 +1,27 @@
-"""Titles, attribute maps and descriptions, assembled with Polars string kernels.
+"""Titles, attribute maps and descriptions of a whole shard, assembled from interned pieces.
 
-Attribute values are sampled as indices into a leaf's compiled value tables; rendering is a
-gather from a small string table plus one ``concat_str`` per leaf, never a Python string
-operation per product.
+Every text column is ``concat_str`` over a few columns gathered from the plan's string table
+(:mod:`shopgen.gen.catalog_tables`); which piece a product gets is plain NumPy indexing by its
+leaf and value indices. There is no loop over leaves and no Python string operation per
+product, so a shard costs a fixed handful of Polars kernels whatever the taxonomy's size.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
-from shopgen.gen.plan import AttrPlan, LeafPlan
-
-# Description sentences. {brand}, {line}, {noun} and {category} are filled per product; the
-# specification sentence and the closing sentence follow. Written for shopgen.
-_OPENERS = (
-    "The {brand} {line} {noun} is made for everyday use in {category}.",
-    "Meet the {line} {noun} from {brand}, a dependable pick in {category}.",
-    "{brand} designed the {line} {noun} for shoppers who want quality without fuss.",
-    "Built by {brand}, the {line} {noun} balances performance and value.",
-    "Looking for {category}? The {brand} {line} {noun} covers the essentials.",
+from shopgen.gen.catalog_tables import (
+    ATTR_SLOTS,
+    CLOSERS,
+    FIRST_ATTR,
+    NO_FIELD,
+    OPENERS,
+    Template,
+    TextTables,
 )
-_CLOSERS = (
-    "Backed by {brand} customer support.",
-    "Check the specifications above to make sure it fits your needs.",
-    "A practical choice for home, work or gifting.",
-    "Designed and quality-checked by {brand}.",
-    "Easy to set up and built to last.",
-)
-
-
-def fmt(template: str, *exprs: pl.Expr) -> pl.Expr:
-    """``template`` with each ``{}`` replaced by the next expression (braces elsewhere are literal)."""
-    pieces = template.split("{}")
-    if len(pieces) != len(exprs) + 1:
-        raise ValueError(f"{template!r} has {len(pieces) - 1} slots for {len(exprs)} values")
-    parts: list[pl.Expr] = []
-    for literal, expr in zip(pieces, [*exprs, None], strict=True):
-        if literal:
-            parts.append(pl.lit(literal))
-        if expr is not None:
-            parts.append(expr)
-    return pl.concat_str(parts)
+from shopgen.gen.plan import AttrPlan
 
 
 def sample_values(attr: AttrPlan, u: np.ndarray) -> np.ndarray:
@@ -53,27 +33,98 @@ def sample_values(attr: AttrPlan, u: np.ndarray) -> np.ndarray:
     return (u < attr.p_true).astype(np.intp)
 
 
-def render_attrs(leaf: LeafPlan, base: pl.DataFrame, uniforms: np.ndarray) -> pl.DataFrame:
-    """Add ``attributes`` (JSON), ``key_attrs`` and ``title`` to a leaf's product frame."""
-    shown, literals = {}, {}
-    for slot, attr in enumerate(leaf.attrs):
-        values = sample_values(attr, uniforms[:, slot])
-        shown[f"_a_{attr.name}"] = pl.Series(attr.display).gather(values)
-        literals[f"_j_{attr.name}"] = pl.Series(attr.json_value).gather(values)
-    frame = base.with_columns(pl.Series(name, s) for name, s in (shown | literals).items())
-    pairs = ", ".join(f'"{a.name}": {{}}' for a in leaf.attrs)
-    attributes = fmt("{" + pairs + "}", *(pl.col(c) for c in literals))
-    title_cols = [
-        pl.col(f if f in ("brand", "line", "noun") else f"_a_{f}") for f in leaf.title_fields
-    ]
-    key_cols = [pl.col(f"_a_{leaf.attrs[k].name}") for k in leaf.key_attrs]
+def field_matrix(
+    t: TextTables,
+    leaf: np.ndarray,
+    brand: np.ndarray,
+    line: np.ndarray,
+    noun: np.ndarray,
+    values: np.ndarray,
+) -> np.ndarray:
+    """String indices of every field a template may name, one row per product.
+
+    Args:
+        t: the plan's string tables.
+        leaf: leaf code per product.
+        brand: index into the leaf's brands, per product.
+        line: index into the leaf's product lines.
+        noun: index into the leaf's nouns.
+        values: (n, ATTR_SLOTS) value index per attribute slot (ignored for unused slots).
+    """
+    n = leaf.size
+    fields = np.zeros((n, NO_FIELD + 1), dtype=np.int64)
+    fields[:, 0] = t.brand_off[leaf] + brand
+    fields[:, 1] = t.line_off[leaf] + line
+    fields[:, 2] = t.noun_off[leaf] + noun
+    fields[:, 3] = t.category[leaf]
+    fields[:, FIRST_ATTR:NO_FIELD] = _slot_index(t.display_off[leaf], values)
+    return fields
+
+
+def render_text(
+    t: TextTables, leaf: np.ndarray, fields: np.ndarray, values: np.ndarray, choice: np.ndarray
+) -> pl.DataFrame:
+    """``title``, ``attributes`` (JSON), ``key_attrs`` and ``description`` of a shard."""
+    rows = np.arange(leaf.size)
+    title = _fill(t.title, leaf, fields, rows)
+    attributes = [*_slot_index(t.json_off[leaf], values).T, np.full(leaf.size, t.close_brace)]
+    opener = _fill(t.opener, (choice[:, 0] * len(OPENERS)).astype(np.intp), fields, rows)
+    closer = _fill(t.closer, (choice[:, 2] * len(CLOSERS)).astype(np.intp), fields, rows)
+    specs = list(_slot_index(t.spec_off[leaf], values).T)
+    frame = pl.DataFrame(
+        {
+            "title": _concat(t, title),
+            "attributes": _concat(t, attributes),
+            "description": _concat(
+                t,
+                [*opener, " Specifications: ", *specs, ". ", *closer],
+            ),
+        }
+    )
     return frame.with_columns(
-        attributes.alias("attributes"),
-        _tidy(fmt(leaf.title_format, *title_cols)).alias("title"),
-        pl.concat_list(key_cols)
-        .list.eval(pl.element().filter(pl.element() != ""))
-        .alias("key_attrs"),
-    ).drop(list(literals))
+        _tidy(pl.col("title")).alias("title"),
+        pl.Series("key_attrs", _key_attrs(t, leaf, fields)),
+    )
+
+
+def _slot_index(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Offset + value per slot; unused slots (offset 0) stay 0, the empty string."""
+    return np.where(offsets > 0, offsets + values[:, :ATTR_SLOTS], 0)
+
+
+def _fill(
+    template: Template, row: np.ndarray, fields: np.ndarray, rows: np.ndarray
+) -> list[np.ndarray]:
+    """The piece indices of ``template`` row ``row[i]`` for each product ``i``."""
+    lit, code = template.lit[row], template.field[row]
+    pieces = []
+    for p in range(code.shape[1]):
+        pieces.append(lit[:, p])
+        pieces.append(fields[rows, code[:, p]])
+    pieces.append(lit[:, -1])
+    return pieces
+
+
+def _concat(t: TextTables, pieces: list) -> pl.Series:
+    """Concatenate string-index columns (and literal strings) into one string column."""
+    exprs = []
+    for piece in pieces:
+        if isinstance(piece, str):
+            exprs.append(pl.lit(piece))
+        elif piece.any():  # a column of empty strings adds nothing
+            exprs.append(pl.lit(t.strings.gather(piece)))
+    return pl.select(pl.concat_str(exprs)).to_series()
+
+
+def _key_attrs(t: TextTables, leaf: np.ndarray, fields: np.ndarray) -> pa.Array:
+    """The displayed key attributes per product, without the blanks of false booleans."""
+    slots = t.key_slot[leaf]
+    idx = np.where(slots >= 0, fields[np.arange(leaf.size)[:, None], FIRST_ATTR + slots], 0)
+    keep = idx > 0
+    keep &= t.nonempty[idx]
+    offsets = np.concatenate([[0], np.cumsum(keep.sum(axis=1))]).astype(np.int32)
+    values = t.arrow.take(pa.array(idx[keep]))
+    return pa.ListArray.from_arrays(pa.array(offsets), values.cast(pa.string()))
 
 
 def _tidy(text: pl.Expr) -> pl.Expr:
@@ -84,51 +135,4 @@ def _tidy(text: pl.Expr) -> pl.Expr:
         .str.replace_all(r"\s+,", ",")
         .str.replace_all(r"[\s,]+$", "")
         .str.strip_chars()
-    )
-
-
-def describe(leaf: LeafPlan, frame: pl.DataFrame, choice: np.ndarray) -> pl.DataFrame:
-    """Add a several-sentence ``description`` and drop the temporary attribute columns."""
-    specs = []
-    for attr in leaf.attrs:
-        label = attr.name.replace("_", " ").capitalize()
-        col = pl.col(f"_a_{attr.name}")
-        if attr.kind == "boolean":
-            col = pl.when(col != "").then(pl.lit("yes")).otherwise(pl.lit("no"))
-        specs.append(fmt(f"{label}: {{}}", col))
-    opener = _pick(_OPENERS, choice[:, 0], leaf)
-    closer = _pick(_CLOSERS, choice[:, 2], leaf)
-    description = pl.concat_str(
-        [
-            opener,
-            pl.lit(" Specifications: "),
-            pl.concat_str(specs, separator="; "),
-            pl.lit(". "),
-            closer,
-        ]
-    )
-    return frame.with_columns(description.alias("description")).drop(
-        f"_a_{a.name}" for a in leaf.attrs
-    )
-
-
-def _pick(sentences: tuple[str, ...], u: np.ndarray, leaf: LeafPlan) -> pl.Expr:
-    """One sentence per product, chosen by ``u``, with its product fields filled in."""
-    which = pl.Series((u * len(sentences)).astype(np.int32))
-    expr = pl.lit(None, dtype=pl.String)
-    for i, sentence in enumerate(sentences):
-        expr = pl.when(which == i).then(_fill(sentence, leaf)).otherwise(expr)
-    return expr
-
-
-def _fill(sentence: str, leaf: LeafPlan) -> pl.Expr:
-    fields = sorted(
-        (f for f in ("brand", "line", "noun", "category") if f"{{{f}}}" in sentence),
-        key=sentence.index,
-    )
-    template = sentence
-    for f in fields:
-        template = template.replace(f"{{{f}}}", "{}")
-    return fmt(
-        template, *(pl.lit(leaf.name.lower()) if f == "category" else pl.col(f) for f in fields)
     )

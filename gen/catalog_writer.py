@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import multiprocessing
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import date
 from pathlib import Path
@@ -13,10 +13,11 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
+from shopgen.gen.backends import check_shared, open_executor
 from shopgen.gen.catalog import BLOCK, generate_rows
 from shopgen.gen.dataset import finalize, shard_name, staging_dir
 from shopgen.gen.plan import compile_plan
-from shopgen.gen.world_writer import write_world
+from shopgen.gen.world_writer import world_shards, write_world
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.tables import TABLES, TAXONOMY, polars_empty
@@ -72,6 +73,8 @@ def write_catalog(
     force: bool = False,
     progress: Progress | None = None,
     shard_rows: int = SHARD_ROWS,
+    backend: str = "local",
+    address: str | None = None,
 ) -> Manifest:
     """Generate the catalog described by ``config`` into the dataset directory ``out``.
 
@@ -82,6 +85,9 @@ def write_catalog(
         force: replace an existing ``out``.
         progress: called with the number of products finished after each shard.
         shard_rows: products per file; rows do not depend on it, file boundaries do.
+        backend: where the shards run, ``local`` or ``ray`` (:mod:`shopgen.gen.backends`);
+            the output does not depend on it.
+        address: the Ray cluster to join (``ray`` only; None starts a local instance).
 
     Returns:
         The manifest written beside the data.
@@ -90,20 +96,25 @@ def write_catalog(
     check_positive("shard_rows", shard_rows)
     starts = range(0, config.size, shard_rows)
     shards = [(i, s, min(s + shard_rows, config.size)) for i, s in enumerate(starts)]
-    with staging_dir(Path(out), force=force) as tmp:
+    with (
+        staging_dir(Path(out), force=force) as tmp,
+        _pool(
+            workers,
+            jobs=max(len(shards), world_shards(config.n_users)),
+            backend=backend,
+            address=address,
+        ) as pool,
+    ):
+        check_shared(pool, tmp)
         jobs = [
             (config.seed, config.taxonomy, start, stop, i, len(shards), str(tmp))
             for i, start, stop in shards
         ]
-        if workers == 1 or len(shards) == 1:
-            for rows in map(_write_shard, jobs):
-                progress and progress(rows)
-        else:
-            ctx = multiprocessing.get_context("spawn")  # polars is not fork-safe
-            with ProcessPoolExecutor(max_workers=min(workers, len(shards)), mp_context=ctx) as pool:
-                for rows in pool.map(_write_shard, jobs):
-                    progress and progress(rows)
+        for rows in pool.map(_write_shard, jobs) if pool else map(_write_shard, jobs):
+            progress and progress(rows)
         _write_taxonomy(config, tmp)
+        # The world runs in the same worker processes: their imports, taxonomy and brand
+        # pools are already warm.
         write_world(
             tmp,
             seed=config.seed,
@@ -111,6 +122,7 @@ def write_catalog(
             today=date.fromisoformat(config.today),
             taxonomy=config.taxonomy,
             workers=workers,
+            pool=pool,
         )
         return finalize(
             tmp,
@@ -122,6 +134,15 @@ def write_catalog(
         )
 
 
+@contextmanager
+def _pool(
+    workers: int, *, jobs: int, backend: str = "local", address: str | None = None
+) -> Iterator[Executor]:
+    """The executor for the product shards and then the world (:mod:`shopgen.gen.backends`)."""
+    with open_executor(backend, workers=workers, address=address, jobs=jobs) as pool:
+        yield pool
+
+
 def _write_shard(job: tuple) -> int:
     seed, taxonomy, start, stop, index, count, root = job
     products, variants = generate_rows(compile_plan(seed, taxonomy), start, stop)
@@ -130,7 +151,7 @@ def _write_shard(job: tuple) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         if frame is None:
             frame = polars_empty(TABLES[table])
-        frame.write_parquet(path, compression="zstd", statistics=True)
+        frame.write_parquet(path, compression="zstd", compression_level=1, statistics=True)
     return stop - start
 
 

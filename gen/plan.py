@@ -9,14 +9,19 @@ from __future__ import annotations
 import json
 import string
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
+import polars as pl
 
 from shopgen.gen.seeding import stream
 from shopgen.gen.taxonomy import load_taxonomy
 from shopgen.gen.vocab import brand_pools
 from shopgen.schemas.taxonomy import BoolAttr, EnumAttr, NumericAttr, Taxonomy
+
+if TYPE_CHECKING:
+    from shopgen.gen.catalog_tables import TextTables
 
 #: Axes whose values have no natural order: a product offers a random subset of them and no
 #: value costs more. Every other axis is sized (smallest first): a product offers a contiguous
@@ -66,6 +71,48 @@ class LeafPlan:
 
 
 @dataclass(frozen=True)
+class LeafNumbers:
+    """Per-leaf parameters as arrays indexed by leaf code, so a shard applies them at once."""
+
+    price_median: np.ndarray
+    price_sigma: np.ndarray
+    rating_mean: np.ndarray
+    rating_sd: np.ndarray
+    stock_p_zero: np.ndarray
+    stock_median: np.ndarray
+    department: pl.Series
+    category_id: pl.Series
+    path: pl.Series
+
+    @classmethod
+    def of(cls, leaves: tuple[LeafPlan, ...]) -> LeafNumbers:
+        """Collect the leaves' parameters column by column."""
+
+        def col(name: str) -> np.ndarray:
+            return np.array([getattr(leaf, name) for leaf in leaves], dtype=np.float64)
+
+        def text(name: str) -> pl.Series:
+            return pl.Series(name, [getattr(leaf, name) for leaf in leaves], dtype=pl.String)
+
+        return cls(
+            **{
+                n: col(n)
+                for n in (
+                    "price_median",
+                    "price_sigma",
+                    "rating_mean",
+                    "rating_sd",
+                    "stock_p_zero",
+                    "stock_median",
+                )
+            },
+            department=text("department"),
+            category_id=text("category_id"),
+            path=text("path"),
+        )
+
+
+@dataclass(frozen=True)
 class CatalogPlan:
     """Everything generation needs, fixed by (seed, taxonomy)."""
 
@@ -74,6 +121,14 @@ class CatalogPlan:
     leaves: tuple[LeafPlan, ...]
     leaf_cum: np.ndarray
     axis_values: dict[str, np.ndarray]
+    numbers: LeafNumbers
+
+    @cached_property
+    def text(self) -> TextTables:
+        """The interned text pieces of every leaf (built on first use, once per process)."""
+        from shopgen.gen.catalog_tables import build_tables  # it reads this module's types
+
+        return build_tables(self)
 
     def leaf(self, category_id: str) -> LeafPlan:
         """The compiled leaf with this id."""
@@ -102,6 +157,7 @@ def compile_plan(seed: int, taxonomy_path: str | None = None) -> CatalogPlan:
         leaves=tuple(leaves),
         leaf_cum=cum / cum[-1],
         axis_values={k: np.array(v) for k, v in tax.variant_axes.items()},
+        numbers=LeafNumbers.of(tuple(leaves)),
     )
 
 

@@ -12,6 +12,7 @@ from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.taxonomy import Taxonomy, parse_taxonomy
 
 DEFAULT_TAXONOMY = "taxonomy.yaml"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
@@ -33,7 +34,8 @@ def _packaged() -> Taxonomy:
 
 def _parse(text: str, *, source: str) -> Taxonomy:
     try:
-        raw = yaml.safe_load(text)
+        # libyaml's parser is ~10x faster than the pure-Python one, and every worker loads this.
+        raw = yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{source}: not valid YAML: {exc}".splitlines()[0]) from None
     return parse_taxonomy(raw, source=source)

@@ -8,14 +8,12 @@ step up, so the smallest offered size carries the product's own price.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
-from shopgen.gen.catalog_text import fmt
-from shopgen.gen.plan import UNORDERED_AXES, CatalogPlan, LeafPlan
+from shopgen.gen.plan import UNORDERED_AXES, CatalogPlan
 from shopgen.gen.seeding import FeistelIds, stream
 from shopgen.schemas.tables import VARIANTS
 
@@ -60,36 +58,65 @@ def draw_variants(seed: int, start: int, stop: int, block: int) -> VariantDraws:
 
 def cross_variants(
     plan: CatalogPlan,
-    leaf: LeafPlan,
+    leaf: np.ndarray,
     draws: VariantDraws,
     rows: np.ndarray,
-    pids: np.ndarray,
+    pids: pl.Series,
     price: np.ndarray,
-) -> pl.DataFrame:
-    """The variants of a leaf's products, with each product's variant count and total stock.
+) -> tuple[pl.DataFrame | None, np.ndarray, np.ndarray]:
+    """The variants of a shard's products, with each product's variant count and total stock.
 
-    Returns ``(None, zeros, zeros)`` when the leaf has no variant axes.
+    Leaves that share their variant axes share one vectorised pass; the variants come out in
+    (product row, ordinal) order. The frame is None when no product of the shard has variants.
     """
     n = rows.size
-    if not leaf.axes:
+    parts = []
+    for axes, codes in _axis_groups(plan).items():
+        sel = np.flatnonzero(np.isin(leaf, codes))
+        if sel.size:
+            parts.append(_cross(plan, axes, draws, sel))
+    if not parts:
         return None, np.zeros(n, dtype=np.int16), np.zeros(n, dtype=np.int64)
-    caps = (8,) if len(leaf.axes) == 1 else (6, MAX_VARIANTS)
+    r, ordinal, step, v0, v1 = (np.concatenate([p[k] for p in parts]) for k in range(5))
+    order = np.argsort(r * _ID_STRIDE + ordinal, kind="stable")
+    r, ordinal, step, v0, v1 = r[order], ordinal[order], step[order], v0[order], v1[order]
+    frame, stock = _variant_frame(plan, leaf, draws, rows, pids, price, r, ordinal, step, v0, v1)
+    return (
+        frame,
+        np.bincount(r, minlength=n),
+        np.bincount(r, weights=stock, minlength=n).astype(np.int64),
+    )
+
+
+def _axis_groups(plan: CatalogPlan) -> dict[tuple[str, ...], np.ndarray]:
+    """Leaf codes by their variant axes (leaves without axes are left out)."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for leaf in plan.leaves:
+        if leaf.axes:
+            groups.setdefault(leaf.axes, []).append(leaf.code)
+    return {axes: np.array(codes) for axes, codes in groups.items()}
+
+
+def _cross(plan: CatalogPlan, axes: tuple[str, ...], draws: VariantDraws, sel: np.ndarray):
+    """Variant index arrays of the products ``sel`` whose leaves all have ``axes``."""
+    n = sel.size
+    caps = (8,) if len(axes) == 1 else (6, MAX_VARIANTS)
     selected, steps = [], []
     budget = np.full(n, MAX_VARIANTS)
-    for a, axis in enumerate(leaf.axes):
+    for a, axis in enumerate(axes):
         values = plan.axis_values[axis]
         width = len(values)
-        low = 2 if len(leaf.axes) == 1 else 1
+        low = 2 if len(axes) == 1 else 1
         high = np.minimum(np.minimum(width, caps[a]), budget)
-        k = low + np.floor(draws.count[:, a] * (high - low + 1)).astype(np.intp)
+        k = low + np.floor(draws.count[sel, a] * (high - low + 1)).astype(np.intp)
         k = np.minimum(k, high)
         budget = budget // k
         pos = np.arange(width)
         if axis in UNORDERED_AXES:
-            rank = np.argsort(np.argsort(draws.keys[:, a, :width], axis=1), axis=1)
+            rank = np.argsort(np.argsort(draws.keys[sel, a, :width], axis=1), axis=1)
             chosen = rank < k[:, None]
         else:
-            first = np.floor(draws.start[:, a] * (width - k + 1)).astype(np.intp)
+            first = np.floor(draws.start[sel, a] * (width - k + 1)).astype(np.intp)
             chosen = (pos >= first[:, None]) & (pos < (first + k)[:, None])
         selected.append(chosen)
         numeric = axis not in UNORDERED_AXES and values[0][:1].isdigit()
@@ -104,45 +131,46 @@ def cross_variants(
     first_of_row = np.searchsorted(r, np.arange(n))
     ordinal = np.arange(r.size) - first_of_row[r]
     step = steps[0][r, i] + steps[1][r, j]
-    frame, stock = _variant_frame(plan, leaf, draws, rows, pids, price, r, i, j, ordinal, step)
-    return (
-        frame,
-        np.bincount(r, minlength=n),
-        np.bincount(r, weights=stock, minlength=n).astype(np.int64),
-    )
+    t = plan.text
+    v0 = np.column_stack([t.axis_json0[axes[0]] + i, t.axis_label0[axes[0]] + i])
+    if len(axes) == 1:
+        v1 = np.zeros((r.size, 2), dtype=np.int64)
+    else:
+        v1 = np.column_stack([t.axis_json1[axes[1]] + j, t.axis_label1[axes[1]] + j])
+    return sel[r], ordinal, step, v0, v1
 
 
 def _variant_frame(
-    plan, leaf, draws, rows, pids, price, r, i, j, ordinal, step
+    plan, leaf, draws, rows, pids, price, r, ordinal, step, v0, v1
 ) -> tuple[pl.DataFrame, np.ndarray]:
+    numbers = plan.numbers
     zero_u, z = draws.stock[r, ordinal, 0], draws.stock[r, ordinal, 1]
-    per_variant = max(1.0, leaf.stock_median / 4)
+    per_variant = np.maximum(1.0, numbers.stock_median[leaf[r]] / 4)
     stock = np.where(
-        zero_u < min(0.9, leaf.stock_p_zero * 1.5),
+        zero_u < np.minimum(0.9, numbers.stock_p_zero[leaf[r]] * 1.5),
         0,
         np.maximum(1, np.round(per_variant * np.exp(0.9 * z))),
     )
+    strings = plan.text.strings
+    attributes = [strings.gather(v0[:, 0]), pl.lit("}")]
+    label = [strings.gather(v0[:, 1])]
+    if v1.any():
+        attributes.insert(1, strings.gather(v1[:, 0]))
+        label.append(strings.gather(v1[:, 1]))
     frame = pl.DataFrame(
         {
             "variant_id": FeistelIds(plan.seed, "variant", prefix="V", width=9).ids(
                 rows[r] * _ID_STRIDE + ordinal
             ),
             "product_id": pids.gather(r),
+            "attributes": pl.select(pl.concat_str([_lit(x) for x in attributes])).to_series(),
+            "label": pl.select(pl.concat_str([_lit(x) for x in label])).to_series(),
             "price_delta": np.round(price[r] * _STEP_PRICE * step, 2),
             "stock_qty": stock.astype(np.int32),
         }
     )
-    values = [
-        pl.Series(plan.axis_values[axis]).gather(k)
-        for axis, k in zip(leaf.axes, (i, j), strict=False)
-    ]
-    pairs = ", ".join(f'"{axis}": {{}}' for axis in leaf.axes)
-    quoted = [
-        pl.lit(pl.Series([json.dumps(v) for v in plan.axis_values[axis]]).gather(k))
-        for axis, k in zip(leaf.axes, (i, j), strict=False)
-    ]
-    frame = frame.with_columns(
-        fmt("{" + pairs + "}", *quoted).alias("attributes"),
-        pl.concat_str([pl.lit(v) for v in values], separator=" / ").alias("label"),
-    ).select(VARIANTS.names)
-    return frame, stock
+    return frame.select(VARIANTS.names), stock
+
+
+def _lit(x: pl.Series | pl.Expr) -> pl.Expr:
+    return pl.lit(x) if isinstance(x, pl.Series) else x

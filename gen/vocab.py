@@ -6,6 +6,8 @@ Its own RNG is seeded per department from the keyed hash, never globally.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from faker import Faker
 
 from shopgen.gen.seeding import stable_hash
@@ -22,6 +24,7 @@ def brand_pools(taxonomy: Taxonomy, seed: int) -> dict[str, tuple[str, ...]]:
     return {dept.id: _pool(seed, dept.id, dept.brands) for dept in taxonomy.departments}
 
 
+@lru_cache(maxsize=256)  # the catalog plan and the world both ask, in one process
 def _pool(seed: int, dept_id: str, size: int) -> tuple[str, ...]:
     fake = Faker("en_US")
     fake.seed_instance(stable_hash(seed, "brands", dept_id))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -29,10 +29,26 @@ USER_SHARD_ROWS = 4 * USER_BLOCK
 WORLD_TABLES = ("users", "orders", "order_lines", "visits")
 
 
+def world_shards(users: int) -> int:
+    """How many user shard files a world of ``users`` users is written as."""
+    return -(-users // USER_SHARD_ROWS)
+
+
 def write_world(
-    root: Path, *, seed: int, users: int, today: date, taxonomy: str | None, workers: int = 1
+    root: Path,
+    *,
+    seed: int,
+    users: int,
+    today: date,
+    taxonomy: str | None,
+    workers: int = 1,
+    pool: Executor | None = None,
 ) -> None:
-    """Generate the world of the catalog staged at ``root`` into the same directory."""
+    """Generate the world of the catalog staged at ``root`` into the same directory.
+
+    ``pool``, when given, runs the user shards (``workers`` is then ignored): the catalog
+    writer passes the processes that just wrote the product shards, so they start warm.
+    """
     shards = [
         (i, s, min(s + USER_SHARD_ROWS, users))
         for i, s in enumerate(range(0, users, USER_SHARD_ROWS))
@@ -41,7 +57,9 @@ def write_world(
         (str(root), seed, taxonomy, today.isoformat(), start, stop, i, len(shards))
         for i, start, stop in shards
     ]
-    if workers == 1 or len(jobs) == 1:
+    if pool is not None and len(jobs) > 1:
+        list(pool.map(_write_shard, jobs))
+    elif workers == 1 or len(jobs) == 1:
         for job in jobs:
             _write_shard(job)
     else:
@@ -108,11 +126,18 @@ def _write_shard(job: tuple) -> int:
     return stop - start
 
 
+@lru_cache(maxsize=16)
+def _dtypes(table: str) -> dict[str, pl.DataType]:
+    """The Polars dtypes of a world table (a cast in Polars, not a round trip through Arrow)."""
+    return dict(polars_empty(TABLES[table]).schema)
+
+
 def _write(root: Path, table: str, index: int, count: int, frame: pl.DataFrame) -> None:
     path = root / shard_name(table, index, count)
     path.parent.mkdir(parents=True, exist_ok=True)
     schema = TABLES[table]
     if frame.height == 0:
         frame = polars_empty(schema)
-    frame = pl.from_arrow(frame.to_arrow().cast(schema))
-    frame.write_parquet(path, compression="zstd", statistics=True)
+    frame = frame.cast(_dtypes(table))
+    # zstd level 1 writes ~25% faster than the default level for ~4% larger files.
+    frame.write_parquet(path, compression="zstd", compression_level=1, statistics=True)

@@ -231,4 +231,3 @@ def _check_no_leak(row: TaskRow) -> None:
                 raise CheckFailure(
                     f"{row.env} task {row.task_id}: the opening reveals hidden id {secret}"
                 )
-

@@ -17,6 +17,7 @@ def _write(root, table="things", rows=3):
 
 def test_failed_write_leaves_no_directory(tmp_path):
     out = tmp_path / "ds"
+
     def die_midway():
         with staging_dir(out, force=False) as tmp:
             _write(tmp)

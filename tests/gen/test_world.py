@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 from datetime import date
@@ -136,8 +137,10 @@ def test_policy_rules_table_matches_the_engine(world, catalog_dir):
 
 
 def test_user_block_history_does_not_depend_on_the_shard_split(catalog_dir, tmp_path):
-    # One shard of 2 blocks equals the same users written as two one-block shards.
-    root = str(catalog_dir)
+    # One shard of 2 blocks equals the same users written as two one-block shards. The shards
+    # are written into a copy: writing into the shared session catalog would replace its files.
+    root = str(tmp_path / "catalog")
+    shutil.copytree(catalog_dir, root)
     _context(root, 0, None)
     for name, jobs in {
         "one": [(0, 2 * USER_BLOCK)],
