@@ -23,16 +23,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	# The CPU build of torch, before sentence-transformers: a bare `torch` pulls a multi-GB CUDA build.
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[search,server,trl,hf,dev]"
+	$(BIN)/pip install -q -e ".[search,server,trl,hf,ray,dev]"
 	touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install shopgen with its dev tools.
 
-demo: install ## Run the pipeline on a small default and show what it made.
+demo: install ## The whole pipeline on a small default: catalog, index, tasks, oracle vs cheats.
 	$(SHOPGEN) catalog --size 5k --seed 0 --out data/demo/catalog --force
 	$(SHOPGEN) index --catalog data/demo/catalog
 	$(SHOPGEN) validate data/demo/catalog
 	$(SHOPGEN) search --catalog data/demo/catalog "usb-c cable braided" --top-k 50
+	$(SHOPGEN) tasks --env all --d 0-6 --n 2 --catalog data/demo/catalog --out data/demo/tasks --force
+	$(SHOPGEN) validate data/demo/tasks
+	$(SHOPGEN) eval --tasks data/demo/tasks --catalog data/demo/catalog
 
 test: install ## Run the test suite (fast tests; what CI runs).
 	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider

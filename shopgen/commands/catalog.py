@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from shopgen.console import print_summary, progress_bar
+from shopgen.gen.backends import BACKENDS
 from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
 from shopgen.schemas.validation import parse_count
 
@@ -27,6 +28,14 @@ from shopgen.schemas.validation import parse_count
 @click.option(
     "--users", default=None, help="Customers in the world: 1000, 10k … (default size/10)."
 )
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    default="local",
+    show_default=True,
+    help="Where shards run: local processes or a Ray cluster (pip install shopgen[ray]).",
+)
+@click.option("--address", help="Ray cluster address (--backend ray; default: a local Ray).")
 @click.option("--force", is_flag=True, help="Replace an existing output directory.")
 def catalog(
     size: str,
@@ -35,6 +44,8 @@ def catalog(
     workers: int,
     taxonomy: str | None,
     users: str | None,
+    backend: str,
+    address: str | None,
     force: bool,
 ) -> None:
     """Generate products and variants as a versioned Parquet dataset."""
@@ -46,5 +57,13 @@ def catalog(
     )
     started = time.perf_counter()
     with progress_bar(config.size, "products") as advance:
-        manifest = write_catalog(config, out, workers=workers, force=force, progress=advance)
+        manifest = write_catalog(
+            config,
+            out,
+            workers=workers,
+            force=force,
+            progress=advance,
+            backend=backend,
+            address=address,
+        )
     print_summary(out, manifest, time.perf_counter() - started)

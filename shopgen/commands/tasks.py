@@ -9,11 +9,13 @@ import click
 
 from shopgen.console import print_summary, progress_bar
 from shopgen.env.episode import ShopEnv
+from shopgen.gen.backends import BACKENDS, check_backend, open_executor
 from shopgen.gen.difficulty import parse_d_range
 from shopgen.gen.store import CatalogStore
 from shopgen.schemas.envs import ENV_NAMES, env_spec
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.validation import parse_count
+from shopgen.task_shards import generate_sharded, task_shards
 from shopgen.task_writer import write_tasks
 from shopgen.taskgen import TaskFactory
 
@@ -76,6 +78,17 @@ def open_catalog(catalog: Path | None) -> CatalogStore:
 @click.option(
     "--axis", "axes", multiple=True, metavar="NAME=VALUE", help="Override a θ axis (repeatable)."
 )
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    default="local",
+    show_default=True,
+    help="Where task shards run: local processes or a Ray cluster (pip install shopgen[ray]).",
+)
+@click.option("--address", help="Ray cluster address (--backend ray; default: a local Ray).")
+@click.option(
+    "--workers", default=1, show_default=True, type=click.IntRange(min=1), help="Local processes."
+)
 @click.option("--force", is_flag=True, help="Replace an existing output directory.")
 def tasks(
     env_name: str,
@@ -86,6 +99,9 @@ def tasks(
     out: Path | None,
     system_prompt: Path | None,
     axes: tuple[str, ...],
+    backend: str,
+    address: str | None,
+    workers: int,
     force: bool,
 ) -> None:
     """Generate tasks whose oracle is replayed to the maximum reward before they are kept."""
@@ -93,6 +109,7 @@ def tasks(
     levels = parse_d_range(d_text)
     n = parse_count(n_text, field="n")
     overrides = parse_overrides(axes)
+    check_backend(backend, workers=workers, address=address)
     out = out or Path("data/tasks") / f"{env_name}-d{d_text.replace(',', '_')}"
     store = open_catalog(catalog)
     prompt = system_prompt.read_text(encoding="utf-8").strip() if system_prompt else None
@@ -107,8 +124,19 @@ def tasks(
         "system_prompt": str(system_prompt) if system_prompt else None,
     }
     started = time.perf_counter()
-    with progress_bar(len(envs) * len(levels) * n, "tasks") as advance:
-        rows = (g.row for g in factory.batch(envs, levels, n))
+    sharded = backend != "local" or workers > 1
+    shards = task_shards(
+        store.root, envs=envs, ds=levels, n=n, seed=seed, overrides=overrides, prompt=prompt
+    )
+    with (
+        progress_bar(len(envs) * len(levels) * n, "tasks") as advance,
+        open_executor(backend, workers=workers, address=address, jobs=len(shards)) as executor,
+    ):
+        # Sharded or not, the rows and their order are the same (tests/gen/test_backends.py).
+        if sharded:
+            rows = generate_sharded(executor, shards)
+        else:
+            rows = (g.row for g in factory.batch(envs, levels, n))
         manifest = write_tasks(
             rows,
             out,
