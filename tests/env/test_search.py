@@ -18,11 +18,14 @@ from shopgen.env.search import (
     MAX_CARDS,
     MIN_CARDS,
     RESULT_TOKEN_BUDGET,
+    RRF_K,
     SearchIndex,
     cards_json,
     cards_shown,
     estimate_tokens,
     normalize_query,
+    rrf,
+    top_rows,
 )
 from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
 from shopgen.gen.index import INDEX_DIR, META
@@ -276,3 +279,63 @@ def test_degradation_rate_matches_eps_rank(index: SearchIndex, eps):
                 assert category[got] == category[want]  # same-category distractor
                 assert got not in clean  # never a hit that merely moved up or down
     assert abs(replaced / total - eps) < 0.03
+
+
+# -- fast paths equal their plain definitions ------------------------------------------------
+
+
+def _rrf_reference(bm25: list[int], dense: list[int], depth: int) -> list[int]:
+    fused: dict[int, float] = {}
+    for rows in (bm25, dense):
+        for rank, row in enumerate(rows):
+            fused[row] = fused.get(row, 0.0) + 1.0 / (RRF_K + rank + 1)
+    return sorted(fused, key=lambda r: (-fused[r], r))[:depth]
+
+
+@given(
+    st.lists(st.integers(0, 60), unique=True, max_size=40),
+    st.lists(st.integers(0, 60), unique=True, max_size=40),
+    st.integers(1, 50),
+)
+def test_rrf_equals_the_dict_definition(bm25, dense, depth):
+    got = rrf(np.array(bm25, dtype=np.int64), np.array(dense, dtype=np.int64), depth)
+    assert got.tolist() == _rrf_reference(bm25, dense, depth)
+
+
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=80), st.integers(1, 40))
+def test_top_rows_breaks_ties_by_row_across_the_cut(scores, depth):
+    rows = np.arange(len(scores))[::-1].copy()  # rows not in order, scores full of ties
+    got = top_rows(rows, np.array(scores, dtype=np.float32), depth)
+    expected = sorted(rows.tolist(), key=lambda r: (-scores[len(scores) - 1 - r], r))[:depth]
+    assert got.tolist() == expected
+
+
+def test_bm25_rows_rank_like_bm25s_scores(index: SearchIndex):
+    import bm25s
+
+    for row in _rows(index, 12):
+        query = _query_for(index, row)
+        tokens = bm25s.tokenize(query, stopwords="en", return_ids=False, show_progress=False)[0]
+        words = [t for t in tokens if t in index.bm25.vocab_dict]
+        scores = index.bm25.get_scores(words)
+        hits = np.flatnonzero(scores > 0)
+        expected = sorted(hits.tolist(), key=lambda r: (-scores[r], r))[:50]
+        assert index.bm25_rows(normalize_query(query), 50).tolist() == expected
+
+
+def test_dense_search_restores_faiss_threads(index: SearchIndex):
+    import faiss
+
+    before = faiss.omp_get_max_threads()
+    assert index.dense_rows("usb charger", 10).size == 10
+    assert faiss.omp_get_max_threads() == before
+
+
+def test_cached_cards_do_not_keep_an_episode_out_of_stock(index: SearchIndex):
+    query = _query_for(index, 3)
+    plain = index.search(query, top_k=50)
+    marked = index.search(query, top_k=50, oos_ids={c.product_id for c in plain})
+    assert all(c.stock_qty == 0 for c in marked)
+    again = index.search(query, top_k=50)  # served from the card cache
+    assert again == plain
+    assert any(c.stock_qty > 0 for c in again)

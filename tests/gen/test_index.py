@@ -17,7 +17,9 @@ from shopgen.gen.index import (
     FLAT_LIMIT,
     INDEX_DIR,
     META,
+    TEXT_FIELDS,
     IndexConfig,
+    build_bm25,
     build_dense,
     build_index,
     category_layout,
@@ -161,7 +163,12 @@ def test_dense_params_pick_by_size(n):
 
 
 def test_dense_params_at_one_million():
-    assert dense_params(1_000_000, "auto") == {"kind": "ivf", "nlist": 4096, "nprobe": 64}
+    assert dense_params(1_000_000, "auto") == {
+        "kind": "ivf",
+        "nlist": 2048,
+        "nprobe": 8,
+        "niter": 10,
+    }
 
 
 @pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf"])
@@ -237,3 +244,46 @@ def test_static_model_distils_into_an_empty_cache(tmp_path: Path, monkeypatch):
     assert path.parent == tmp_path / "encoders"
     assert (path / "provenance.json").is_file()
     assert not [p for p in path.parent.iterdir() if ".partial-" in p.name]
+
+
+def test_static_fast_path_equals_sentence_transformers(indexed):
+    import warnings
+
+    from sentence_transformers import SentenceTransformer
+
+    texts = product_texts(CatalogStore(indexed[0]).read("products", columns=list(TEXT_FIELDS)))
+    odd = ["", "   ", "a\x0cb c\x85d", "héllo  Wörld\u2028x\u00a0y", "日本語 テキスト", "x " * 700]
+    batch = texts[:150] + odd  # ≥ 64 texts: the distinct-word path
+    reference = SentenceTransformer(str(static_model_dir()), device="cpu")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = reference.encode(batch, convert_to_numpy=True, normalize_embeddings=True)
+    encoder = load_encoder("static")
+    assert np.allclose(encoder.encode(batch), expected, atol=1e-5)
+    assert np.allclose(encoder.encode(odd), expected[150:], atol=1e-5)  # one text at a time
+    assert not encoder.encode([""]).any()
+
+
+def test_bm25_index_equals_bm25s_own(indexed, tmp_path: Path):
+    import bm25s
+
+    texts = product_texts(CatalogStore(indexed[0]).read("products", columns=list(TEXT_FIELDS)))
+    texts += ["", "the and of", "Ünïcode naïve café 42"]
+    build_bm25(texts, tmp_path / "ours")
+    theirs = bm25s.BM25()
+    theirs.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+    ours = bm25s.BM25.load(str(tmp_path / "ours"))
+    assert set(ours.vocab_dict) == set(theirs.vocab_dict)
+    for query in ["pack of 3", texts[5], texts[77], "naïve café 42"]:
+        words = bm25s.tokenize(query, stopwords="en", return_ids=False, show_progress=False)[0]
+        assert np.allclose(ours.get_scores(words), theirs.get_scores(words), atol=1e-5)
+
+
+def test_sliced_ivf_add_equals_one_add(monkeypatch):
+    import faiss
+
+    vectors = stream(0, "test", "slices").standard_normal((3000, 16)).astype(np.float32)
+    params = dense_params(len(vectors), "ivf")
+    whole = faiss.serialize_index(build_dense(vectors, params))
+    monkeypatch.setattr("shopgen.gen.index.ADD_SLICE", 700)
+    assert np.array_equal(faiss.serialize_index(build_dense(vectors, params)), whole)
