@@ -21,10 +21,10 @@ def median_seconds(fn: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
-def run_with_peak_rss(cmd: list[str]) -> tuple[float, int]:
-    """Run ``cmd``; return (seconds, peak summed RSS in bytes of it and its children)."""
+def run_with_peak_rss(cmd: list[str]) -> tuple[float, int, str]:
+    """Run ``cmd``; return (seconds, peak summed RSS in bytes of it and its children, stdout)."""
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     peak = 0
     stop = threading.Event()
 
@@ -41,9 +41,9 @@ def run_with_peak_rss(cmd: list[str]) -> tuple[float, int]:
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    _, err = proc.communicate()
+    out, err = proc.communicate()
     stop.set()
     sampler.join()
     if proc.returncode:
         raise RuntimeError(f"{' '.join(cmd)} failed: {err.decode()[-500:]}")
-    return time.perf_counter() - started, peak
+    return time.perf_counter() - started, peak, out.decode()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
@@ -75,6 +76,7 @@ def write_catalog(
     shard_rows: int = SHARD_ROWS,
     backend: str = "local",
     address: str | None = None,
+    timings: dict[str, float] | None = None,
 ) -> Manifest:
     """Generate the catalog described by ``config`` into the dataset directory ``out``.
 
@@ -88,12 +90,15 @@ def write_catalog(
         backend: where the shards run, ``local`` or ``ray`` (:mod:`shopgen.gen.backends`);
             the output does not depend on it.
         address: the Ray cluster to join (``ray`` only; None starts a local instance).
+        timings: if given, filled with the wall seconds of each phase (``products`` including
+            worker start-up, ``world``, ``manifest``): what a benchmark compares.
 
     Returns:
         The manifest written beside the data.
     """
     check_positive("workers", workers)
     check_positive("shard_rows", shard_rows)
+    clock = _PhaseClock(timings)
     starts = range(0, config.size, shard_rows)
     shards = [(i, s, min(s + shard_rows, config.size)) for i, s in enumerate(starts)]
     with (
@@ -113,6 +118,7 @@ def write_catalog(
         for rows in pool.map(_write_shard, jobs) if pool else map(_write_shard, jobs):
             progress and progress(rows)
         _write_taxonomy(config, tmp)
+        clock.lap("products")
         # The world runs in the same worker processes: their imports, taxonomy and brand
         # pools are already warm.
         write_world(
@@ -124,7 +130,8 @@ def write_catalog(
             workers=workers,
             pool=pool,
         )
-        return finalize(
+        clock.lap("world")
+        manifest = finalize(
             tmp,
             kind="catalog",
             seed=config.seed,
@@ -132,6 +139,22 @@ def write_catalog(
             title=f"shopgen catalog: {config.size:,} products",
             summary="A synthetic retail catalog of products with variants, drawn from the shopgen taxonomy.",
         )
+        clock.lap("manifest")
+        return manifest
+
+
+class _PhaseClock:
+    """Records the wall time of consecutive phases into a caller's dict (or nowhere)."""
+
+    def __init__(self, sink: dict[str, float] | None) -> None:
+        self._sink = sink
+        self._last = time.perf_counter()
+
+    def lap(self, phase: str) -> None:
+        now = time.perf_counter()
+        if self._sink is not None:
+            self._sink[phase] = round(now - self._last, 3)
+        self._last = now
 
 
 @contextmanager

@@ -56,6 +56,7 @@ def catalog(
         users=None if users is None else parse_count(users, field="users"),
     )
     started = time.perf_counter()
+    phases: dict[str, float] = {}
     with progress_bar(config.size, "products") as advance:
         manifest = write_catalog(
             config,
@@ -65,5 +66,7 @@ def catalog(
             progress=advance,
             backend=backend,
             address=address,
+            timings=phases,
         )
     print_summary(out, manifest, time.perf_counter() - started)
+    click.echo("phases: " + ", ".join(f"{name} {secs:.1f} s" for name, secs in phases.items()))
