@@ -14,7 +14,7 @@ import platform
 import time
 from pathlib import Path
 
-SUITES = ["catalog", "world", "render"]
+SUITES = ["catalog", "world", "search", "render", "runtime", "runtime_world", "tasks"]
 
 
 def main() -> None:

@@ -33,7 +33,20 @@ _NUMBER_WORDS = {
     "nine": 9,
     "ten": 10,
 }
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 
 
 def number(word: str) -> int:
