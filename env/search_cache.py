@@ -86,15 +86,13 @@ class CachedSearch:
         """
         try:
             key = (query, top_k, eps_rank, frozenset(oos_ids), seed, call_index, mode)
-            hash(key)
-        except TypeError:  # unhashable junk: let the index raise its own error
-            key = None
-        if key is not None:
             cards = self._memo.get(key)
-            if cards is not None:
-                self._memo.move_to_end(key)
-                self.hits += 1
-                return list(cards)
+        except TypeError:  # unhashable junk: let the index raise its own error
+            key, cards = None, None
+        if cards is not None:
+            self._memo.move_to_end(key)
+            self.hits += 1
+            return list(cards)
         cards = self.index.search(
             query,
             top_k=top_k,
