@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	# The CPU build of torch, before sentence-transformers: a bare `torch` pulls a multi-GB CUDA build.
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[search,server,trl,hf,ray,dev]"
+	$(BIN)/pip install -q -e ".[search,server,trl,hf,ray,vf,dev]"
 	touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install shopgen with its dev tools.
@@ -35,13 +35,15 @@ demo: install ## The whole pipeline on a small default: catalog, index, tasks, o
 	$(SHOPGEN) search --catalog data/demo/catalog "usb-c cable braided" --top-k 50
 	$(SHOPGEN) tasks --env all --d 0-6 --n 2 --catalog data/demo/catalog --out data/demo/tasks --force
 	$(SHOPGEN) validate data/demo/tasks
-	$(SHOPGEN) eval --tasks data/demo/tasks --catalog data/demo/catalog
+	$(SHOPGEN) eval --tasks data/demo/tasks --catalog data/demo/catalog --summary $(foreach p,oracle heuristic random do_nothing one_turn_answer made_up_ids recommend_every_hit add_everything_seen answer_every_status ask_forever,--policy $(p))
 
+# `pytest`, not `python -m pytest`: the latter puts the working directory on sys.path, where the
+# verifiers/ folder would shadow the PyPI package of that name.
 test: install ## Run the test suite (fast tests; what CI runs).
-	$(BIN)/python -m pytest -q -m "not slow" -p no:cacheprovider
+	$(BIN)/pytest -q -m "not slow" -p no:cacheprovider
 
 test-all: install ## Run every test, slow ones included.
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/pytest -q -p no:cacheprovider
 
 lint: install ## ruff check and format check.
 	$(BIN)/ruff check .

@@ -26,7 +26,7 @@ COMMANDS: dict[str, str] = {
     "score": "shopgen.commands.score:score",
     "export": "shopgen.commands.export:export",
     "serve": "shopgen.commands.serve:serve",
-    "eval": "shopgen.commands.eval:evaluate",
+    "eval": "shopgen.commands.eval:evaluate_cmd",
     "report": "shopgen.commands.report:report",
 }
 

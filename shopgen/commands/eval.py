@@ -39,6 +39,9 @@ from shopgen.task_writer import read_tasks
     help="Policies to play (repeatable; default: oracle, heuristic, random).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON lines instead of a table.")
+@click.option(
+    "--summary", is_flag=True, help="One table of policies × environments over all levels."
+)
 def evaluate_cmd(
     tasks_dir: Path | None,
     env_name: str | None,
@@ -49,6 +52,7 @@ def evaluate_cmd(
     catalog: Path | None,
     policies: tuple[str, ...],
     as_json: bool,
+    summary: bool,
 ) -> None:
     """Play policies on a task dataset or on tasks generated now; print solve rate and reward."""
     if (tasks_dir is None) == (env_name is None):
@@ -71,7 +75,10 @@ def evaluate_cmd(
         for cell in cells:
             click.echo(json.dumps(cell.to_dict()))
         return
-    print_table(cells)
+    if summary:
+        print_summary(cells)
+    else:
+        print_table(cells)
 
 
 def print_table(cells: list[Cell]) -> None:
@@ -91,5 +98,20 @@ def print_table(cells: list[Cell]) -> None:
             )
 
 
-#: Kept for the registry line ``shopgen.commands.eval:evaluate``.
-evaluate = evaluate_cmd
+def print_summary(cells: list[Cell]) -> None:
+    """One table over all levels: rows are policies, columns environments."""
+    envs = sorted({c.env for c in cells})
+    click.echo(f"{'policy':<22}" + "".join(f"{e:>14}" for e in envs))
+    for policy in dict.fromkeys(c.policy for c in cells):
+        row = []
+        for e in envs:
+            mine = [c for c in cells if c.policy == policy and c.env == e]
+            n = sum(c.n for c in mine)
+            if not n:
+                row.append(f"{'-':>14}")
+                continue
+            solved = sum(c.solved for c in mine) / n
+            reward = sum(c.reward_sum for c in mine) / n
+            row.append(f"{solved:>6.0%}/{reward:+.2f}".rjust(14))
+        click.echo(f"{policy:<22}" + "".join(row))
+    click.echo("(solve rate / mean reward over every level; the maximum reward is 0.90)")

@@ -1,15 +1,9 @@
 """``verifiers`` adapter: ``load_environment()`` for a shopgen ``verifiers`` export.
 
-Written against the ``verifiers`` ``MultiTurnEnv`` API (``env_response(messages, state)``,
-``is_completed(messages, state)``, ``vf.Rubric(funcs=…)``) with the export's columns
-``prompt``, ``answer``, ``info``, ``task``. Each rollout's state holds one :class:`ShopEnv`
-episode; every assistant message is played as one step, so tool execution, the simulated
-customer and the verifier are shopgen's own, and the rubric reads the final score.
-
-Note: ``verifiers`` 0.4 moved its stack to ``verifiers.v1`` (tasksets and harnesses) and no
-longer ships ``MultiTurnEnv``; :func:`load_environment` then raises an ImportError naming the
-supported releases. :class:`ShopgenSession` (the part that plays and scores) has no
-dependency on the library and is tested on its own.
+Targets ``verifiers`` 0.4, whose stack is ``verifiers.v1`` (tasksets, tasks, harnesses; the
+old ``MultiTurnEnv``/``Rubric`` API is gone). The plugin itself lives in
+:mod:`shopgen.integrations.vf_taskset`, which imports the library; this module does not, so
+:class:`ShopgenSession` (play assistant messages on a row, keep the score) works without it.
 """
 
 from __future__ import annotations
@@ -47,56 +41,34 @@ def load_environment(
     catalog: str | Path | None = None,
     **kwargs: Any,
 ) -> Any:
-    """A ``verifiers`` environment over a shopgen ``verifiers`` export.
+    """A ``verifiers`` (≥ 0.4, ``verifiers.v1``) environment over a shopgen ``verifiers`` export.
+
+    Builds the ``EnvConfig`` naming the shopgen plugin
+    (:mod:`shopgen.integrations.vf_taskset`) and constructs it with ``vf.load_environment``,
+    the library's own loader, so the result is what ``vf-eval`` would run: a
+    ``SingleAgentEnv`` over :class:`~shopgen.integrations.vf_taskset.ShopgenTaskset`, played by
+    the in-process :class:`~shopgen.integrations.vf_taskset.ShopgenHarness` and scored by the
+    shopgen verifier.
 
     Args:
         dataset_dir: the export (``shopgen export --format verifiers``); its ``data/*.parquet``.
         catalog: the tasks' catalog.
-        **kwargs: passed to the environment (e.g. ``max_turns``).
+        **kwargs: ``EnvConfig`` fields to override (e.g. ``max_concurrent_agents``).
     """
-    try:
-        from datasets import load_dataset
-
-        import verifiers as vf
-
-        base = vf.MultiTurnEnv
-    except (ImportError, AttributeError) as exc:
-        raise ImportError(
-            "load_environment needs a verifiers release with MultiTurnEnv (verifiers<0.4) "
-            "and datasets"
-        ) from exc
     if dataset_dir is None or catalog is None:
         raise ValueError("load_environment needs dataset_dir= and catalog=")
-    shop = ShopEnv(catalog)
-    files = str(Path(dataset_dir) / "data" / "*.parquet")
-    dataset = load_dataset("parquet", data_files=files, split="train")
+    try:
+        import verifiers.v1 as vf
 
-    class ShopgenVerifiersEnv(base):  # type: ignore[misc, valid-type]
-        async def setup_state(self, state: dict[str, Any], **_: Any) -> dict[str, Any]:
-            state["shopgen"] = ShopgenSession(shop, state["info"])
-            return state
-
-        async def is_completed(self, messages: Any, state: dict[str, Any], **_: Any) -> bool:
-            session = state.get("shopgen")
-            if session is None or not messages or messages[-1].get("role") != "assistant":
-                return bool(session and session.done)
-            if not session.done:
-                state["shopgen_tail"] = session.respond(messages[-1])
-            return session.done
-
-        async def env_response(
-            self, messages: Any, state: dict[str, Any], **_: Any
-        ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-            return state.pop("shopgen_tail", []), state
-
-    def shopgen_reward(
-        completion: Any = None, state: dict[str, Any] | None = None, **_: Any
-    ) -> float:
-        session = (state or {}).get("shopgen")
-        return float((session.score or {}).get("reward") or 0.0) if session else 0.0
-
-    rubric = vf.Rubric(funcs=[shopgen_reward], weights=[1.0])
-    return ShopgenVerifiersEnv(dataset=dataset, rubric=rubric, **kwargs)
+        from shopgen.integrations.vf_taskset import env_config
+    except ImportError as exc:
+        raise ImportError(
+            "load_environment needs verifiers>=0.4 (pip install 'shopgen[vf]')"
+        ) from exc
+    config = env_config(dataset_dir, catalog)
+    if kwargs:
+        config = config.model_copy(update=kwargs)
+    return vf.load_environment(config)
 
 
 __all__ = ["ShopgenSession", "load_environment"]
