@@ -12,7 +12,7 @@ out ?= data/catalog
 workers ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-all lint format catalog bench clean schemas
+.PHONY: help install demo test test-all lint format catalog bench schemas browser clean schemas
 
 help: ## Show this help.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -62,6 +62,9 @@ bench: install ## Benchmarks (ratios against same-run baselines); writes bench/r
 
 schemas: install ## Export the tools' JSON Schemas to schemas/json/tools (commit the result).
 	$(BIN)/python -m shopgen.env.tools.export
+
+browser: ## Install headless Chromium (Debian package) for the report rendering test.
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
 clean: ## Remove generated data (keeps .venv).
 	rm -rf data/demo
