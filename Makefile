@@ -12,7 +12,7 @@ out ?= data/catalog
 workers ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-all lint format catalog bench schemas browser clean schemas
+.PHONY: help install demo test test-all lint format catalog bench schemas browser clean
 
 help: ## Show this help.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
