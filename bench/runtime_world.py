@@ -1,7 +1,7 @@
 """Runtime throughput of order, return, policy and ask_user episodes (issue #6).
 
 A returns episode: reset, ``orders_list``, ``order_get_details``, ``return_check_eligibility``,
-``ask_user``, ``policy_search``, final message, on tasks from :mod:`shopgen.env.demo_task`.
+``ask_user``, ``policy_search``, final message, on generated ``returns`` tasks.
 Baseline, measured in the same run: per episode, six ``json.dumps`` of an order record from a
 plain ``dict`` (the least a tool server must do). Reported: episodes/s per core and the ratio
 ours/baseline in time per episode.
@@ -15,10 +15,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from shopgen.env.demo_task import demo_task
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
 from shopgen.gen.store import CatalogStore
+from shopgen.taskgen import TaskFactory
 
 
 def _call(name: str, **args: object) -> dict:
@@ -57,7 +57,8 @@ def run(quick: bool = False) -> dict:
     try:
         write_catalog(CatalogConfig(size=size, seed=0), work / "catalog")
         store = CatalogStore(work / "catalog")
-        rows = [demo_task(store, env="returns", d=6, seed=s) for s in range(32)]
+        factory = TaskFactory(ShopEnv(store), seed=0)
+        rows = [factory.make("returns", 6, k).row.to_row() for k in range(32)]
         rows = [{**r, "theta": {**r["theta"], "T_max": 10, "B_tool": 3}} for r in rows]
         cases = [(r, _script(store, r)) for r in rows]
         env = ShopEnv(store, score=False)

@@ -3,7 +3,8 @@
 Type one tool call per line as JSON (``{"name": "cart_view", "arguments": {}}``), or a Qwen3
 ``<tool_call>…</tool_call>`` block (it may span lines), and see the tool result and any customer
 message; type plain text to send your final answer and end the episode. End of input ends it too.
-Until the environment generators exist the task comes from :mod:`shopgen.env.demo_task`.
+The task is task ``k`` of the environment's own generator, and the episode is scored at the end
+exactly as a trainer's would be.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from typing import Any
 
 import click
 
-from shopgen.env.demo_task import demo_task
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.slots import ENVS
 from shopgen.gen.store import CatalogStore
+from shopgen.taskgen import TaskFactory
 
 
 def _inputs(stream: Any) -> Iterator[str]:
@@ -85,6 +86,7 @@ def _show(message: dict[str, Any]) -> None:
 @click.option("--env", "env_name", type=click.Choice(ENVS), default="cart", show_default=True)
 @click.option("--d", "d", type=click.IntRange(min=0), default=3, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--k", type=click.IntRange(min=0), default=0, show_default=True, help="Task index.")
 @click.option(
     "--catalog",
     type=click.Path(path_type=Path),
@@ -92,11 +94,10 @@ def _show(message: dict[str, Any]) -> None:
     show_default=True,
     help="Catalog dataset directory (with its world tables).",
 )
-def play(env_name: str, d: int, seed: int, catalog: Path) -> None:
+def play(env_name: str, d: int, seed: int, k: int, catalog: Path) -> None:
     """Play one episode of ENV at difficulty D as the agent, from the terminal."""
-    store = CatalogStore(catalog)
-    env = ShopEnv(store, score=False)  # the demo task has no hidden goal to score
-    obs = env.reset(demo_task(store, env=env_name, d=d, seed=seed))
+    env = ShopEnv(CatalogStore(catalog))
+    obs = env.reset(TaskFactory(env, seed=seed).make(env_name, d, k).row)
     names = ", ".join(t["function"]["name"] for t in obs["tools"])
     click.echo(f"env {env_name} · d={d} · seed {seed} · task {env.task.task_id}")
     click.echo(f"tools: {names}")
@@ -118,8 +119,13 @@ def play(env_name: str, d: int, seed: int, catalog: Path) -> None:
     state = info.get("state", {})
     click.echo(
         f"episode over after {state.get('turns', env.state.turns)} turn(s); "
-        f"errors: {len(env.state.errors)} (not scored: the demo task has no hidden goal)"
+        f"errors: {len(env.state.errors)}"
     )
+    if "reward" in info:
+        click.echo(
+            f"reward {info['reward']:+.3f} (max 0.90) · correct {info['is_correct']} · "
+            f"r_task {info['r_task']:+.3f} r_eff {info['r_eff']:.3f} r_hall {info['r_hall']:+.3f}"
+        )
     if env.state.cart:
         click.echo(f"cart: {json.dumps(state.get('cart', []))}")
     for key in ("returns", "exchanges", "revealed_slots"):
