@@ -33,7 +33,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from shopgen.gen import noise
 from shopgen.gen.difficulty import Theta, theta
 from shopgen.gen.schedules import p_shorthand
-from shopgen.gen.slots import ENVS, Slot, check_slots, nest
+from shopgen.gen.slots import ENVS, Slot, check_slots, nest, slot_label
 from shopgen.schemas.errors import ConfigError, ShopgenError
 
 Style = Literal["terse", "chatty", "polite", "impatient", "nonnative", "mobile"]
@@ -100,6 +100,7 @@ def environment() -> SandboxedEnvironment:
         extensions=["jinja2.ext.do"],
     )
     env.filters["cap"] = _cap
+    env.filters["label"] = slot_label
     return env
 
 

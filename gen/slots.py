@@ -211,6 +211,15 @@ def spec_for(env: str, name: str) -> tuple[SlotSpec, str | None]:
     raise ConfigError(f"slot {name!r} is not in the {env} vocabulary")
 
 
+def slot_label(name: str) -> str:
+    """How a customer names an attribute or variant axis: ``kids_size`` → ``size``.
+
+    Axis names carry a system (``shoe_size_us``, ``apparel_size``) that nobody says aloud.
+    """
+    words = name.split("_")
+    return "size" if "size" in words else " ".join(words)
+
+
 def make_slot(env: str, name: str, value: Any, *, required: bool = False) -> Slot:
     """A slot of ``env`` with its kind and label taken from the vocabulary.
 
@@ -230,7 +239,7 @@ def make_slot(env: str, name: str, value: Any, *, required: bool = False) -> Slo
     text = str(value)
     if any(ch in text for ch in "{}") or any("\ue000" <= ch <= "\ue0ff" for ch in text):
         raise ConfigError(f"slot {name}={value!r} contains braces or private-use characters")
-    label = spec.label or (star or name).replace("_", " ")
+    label = spec.label or slot_label(star or name)
     return Slot(name=name, value=value, kind=spec.kind, label=label, required=required)
 
 

@@ -233,3 +233,23 @@ def test_template_that_forgets_a_slot_raises(monkeypatch):
     )
     with pytest.raises(TemplateError):
         _render("bundle", 0, 0)
+
+
+def test_axis_names_are_said_the_way_customers_say_them():
+    from shopgen.gen.render import render_first_message as render
+    from shopgen.gen.seeding import stream as rng_for
+    from shopgen.gen.slots import make_slot, slot_label
+
+    assert slot_label("kids_size") == "size"
+    assert slot_label("shoe_size_us") == "size"
+    assert slot_label("cable_length") == "cable length"
+    slots = (
+        make_slot("returns", "item", "graphic tee", required=True),
+        make_slot("returns", "order_ref", "400-0074078-0066225", required=True),
+        make_slot("returns", "action", "exchange", required=True),
+        make_slot("returns", "exchange.kids_size", "Toddler 4T", required=True),
+    )
+    for k in range(20):
+        text = render("returns", slots, d=0, rng=rng_for(0, "label", k)).text
+        assert "kids_size" not in text
+        assert "size Toddler 4T" in text
