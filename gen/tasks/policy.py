@@ -80,7 +80,7 @@ _IN_VOCAB = frozenset({"tier", "category", "days", "method", "order_total"})
 
 #: How the customer says a fact's value.
 SAY: dict[str, dict[str, str]] = {
-    "tier": {"none": "free-tier (no paid membership)", "basic": "basic", "premium": "premium"},
+    "tier": {"none": "regular (no paid plan)", "basic": "basic", "premium": "premium"},
     "return_method": {"mail": "mail", "drop_off": "drop-off point", "pickup": "scheduled pickup"},
     "ship_method": {
         "standard": "standard shipping",
