@@ -114,3 +114,49 @@ def test_eval_cli_generates_and_prints(indexed_catalog_dir: Path, capsys) -> Non
     out = capsys.readouterr().out
     assert '"solve_rate": 1.0' in out
     assert '"env": "status"' in out
+
+
+_SHIPPING_COST = (
+    "Standard shipping costs $5.99 per order. Expedited shipping costs $10.99 per order. "
+    "Standard shipping costs Premium members $0.00. "
+    "Standard shipping to Alaska and Hawaii costs $9.99. "
+    "Standard shipping on orders of $49.00 or more costs $0.00. "
+    "Basic members' standard shipping on orders of $15.00 or more costs $0.00."
+)
+
+
+@pytest.mark.parametrize(
+    ("facts", "value"),
+    [
+        ({"tier": "none", "ship": "standard", "total": 20.0, "state": "NY"}, "$5.99"),
+        ({"tier": "none", "ship": "expedited", "total": 80.0, "state": "NY"}, "$10.99"),
+        ({"tier": "premium", "ship": "standard", "total": 20.0, "state": "NY"}, "$0.00"),
+        ({"tier": "basic", "ship": "standard", "total": 20.0, "state": "NY"}, "$0.00"),
+        ({"tier": "basic", "ship": "standard", "total": 10.0, "state": "AK"}, "$9.99"),
+    ],
+)
+def test_policy_heuristic_states_the_most_specific_rule(facts: dict, value: str) -> None:
+    from shopgen.policies.heuristic.policy import answer
+
+    assert answer(_SHIPPING_COST, facts) == f"Our policy gives {value} in your case."
+
+
+def test_policy_heuristic_reads_threshold_and_yes_no() -> None:
+    from shopgen.policies.heuristic.policy import answer, read_facts
+
+    free = (
+        "Standard shipping is free on orders of $49.00 or more. "
+        "Basic members get free standard shipping on orders of $15.00 or more."
+    )
+    assert "$15.00" in answer(free, read_facts("I'm a basic member"), threshold=True)
+    assert "$49.00" in answer(
+        free, read_facts("I'm a regular (no paid plan) member"), threshold=True
+    )
+    methods = "Items can be returned by mail or at a drop-off point. Large items cannot be returned by mail."
+    facts = {**read_facts("I'd want the refund as mail"), "tags": {"large_item"}}
+    assert answer(methods, facts, boolean=True).startswith("No.")
+
+
+def test_heuristic_solves_easy_policy(shop: ShopEnv) -> None:
+    rows = list(generated_rows(shop, ["policy"], [0], 4))
+    assert evaluate(shop, rows, ["heuristic"])[0].solve_rate >= 0.75

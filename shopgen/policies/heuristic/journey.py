@@ -9,7 +9,7 @@ from __future__ import annotations
 from shopgen.gen.tasks.base import Oracle, call
 from shopgen.policies.base import PublicTask
 from shopgen.policies.heuristic.orders import find_order
-from shopgen.policies.heuristic.policy import answer
+from shopgen.policies.heuristic.policy import answer_found
 from shopgen.policies.heuristic.status import describe
 
 
@@ -23,5 +23,5 @@ def heuristic(task: PublicTask) -> Oracle:
             parts.append(describe(order))
     if any(w in text for w in ("ask", "policy", "discount", "warranty", "fee", "how long")):
         found = yield [call("policy_search", query=task.user[:200])]
-        parts.append(answer(found, task.user))
+        parts.append(answer_found(found, task.user))
     yield "\n\n".join(parts) or "Sorry, I could not handle that."
