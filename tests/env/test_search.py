@@ -10,13 +10,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shopgen.cli import main
 from shopgen.env.search import (
+    CONCURRENT_MIN_ROWS,
     MAX_CARDS,
     MIN_CARDS,
+    PRUNE_MIN_POSTINGS,
     RESULT_TOKEN_BUDGET,
     RRF_K,
     SearchIndex,
@@ -323,6 +325,57 @@ def test_bm25_rows_rank_like_bm25s_scores(index: SearchIndex):
         assert index.bm25_rows(normalize_query(query), 50).tolist() == expected
 
 
+@pytest.fixture
+def pruning(index: SearchIndex):
+    # The fixture catalog is small: force MaxScore and the worker thread on, as at 1M.
+    index.prune_min_postings, index.concurrent_min_rows = 0, 0
+    yield index
+    index.prune_min_postings, index.concurrent_min_rows = PRUNE_MIN_POSTINGS, CONCURRENT_MIN_ROWS
+
+
+@pytest.fixture(scope="module")
+def vocab_words(index: SearchIndex) -> list[str]:
+    # Every indexed token, rarest and commonest alike: MaxScore prunes on their bounds.
+    return sorted(t for t in index.bm25.vocab_dict if t)
+
+
+@given(data=st.data())
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_pruned_bm25_equals_exhaustive_scoring(pruning: SearchIndex, vocab_words, data):
+    # Repeated words (counted twice), rare and common words mixed, any depth: MaxScore must
+    # give the exhaustive ranking row for row, ties included.
+    words = data.draw(st.lists(st.sampled_from(vocab_words), min_size=1, max_size=12))
+    extra = data.draw(st.lists(st.sampled_from(words), max_size=3))
+    depth = data.draw(st.integers(1, 80))
+    query = " ".join(words + extra)
+    got = pruning.bm25_rows(query, depth).tolist()
+    assert got == pruning.bm25_rows_exhaustive(query, depth).tolist()
+    assert not pruning._scratch().any()  # the reused score buffer is left all zeros
+
+
+def test_pruned_bm25_equals_exhaustive_on_descriptions(pruning: SearchIndex):
+    index = pruning
+    for row in _rows(index, 40):
+        query = normalize_query(_query_for(index, row))
+        for depth in (1, 10, 200):
+            got = index.bm25_rows(query, depth).tolist()
+            assert got == index.bm25_rows_exhaustive(query, depth).tolist()
+
+
+def test_concurrent_hybrid_equals_sequential(pruning: SearchIndex):
+    index = pruning
+    queries = [_query_for(index, row) for row in _rows(index, 8)]
+    together = [index.candidates(q, 50).tolist() for q in queries]
+    index.concurrent = False
+    try:
+        apart = [index.candidates(q, 50).tolist() for q in queries]
+    finally:
+        index.concurrent = True
+    assert together == apart
+
+
 def test_dense_search_restores_faiss_threads(index: SearchIndex):
     import faiss
 
@@ -339,3 +392,28 @@ def test_cached_cards_do_not_keep_an_episode_out_of_stock(index: SearchIndex):
     again = index.search(query, top_k=50)  # served from the card cache
     assert again == plain
     assert any(c.stock_qty > 0 for c in again)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX-only")
+def test_hybrid_search_works_in_a_forked_child(pruning: SearchIndex):
+    index = pruning
+    # The BM25 worker thread does not survive fork; a child must not wait on it forever.
+    query = _query_for(index, 0)
+    expected = index.candidates(query, 20).tolist()  # starts the parent's worker
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through the pipe
+        try:
+            ok = index.candidates(query, 20).tolist() == expected
+            os.write(write, b"1" if ok else b"0")
+        finally:
+            os._exit(0)
+    os.close(write)
+    import select
+
+    ready, _, _ = select.select([read], [], [], 60)  # a stuck child is killed, not waited on
+    if not ready:
+        os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    assert ready, "the forked child's hybrid search hung"
+    assert os.read(read, 1) == b"1"
