@@ -35,7 +35,7 @@ def _encode(parts: tuple[Key, ...]) -> bytes:
 
 
 def stable_hash(*parts: Key, bits: int = 64) -> int:
-    """A process-independent hash of a key (Python's ``hash()`` is salted per process)."""
+    """A process-independent hash of a key (Python's built-in hash is salted per process)."""
     digest = hashlib.blake2b(_encode(parts), digest_size=bits // 8).digest()
     return int.from_bytes(digest, "little")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -29,7 +28,7 @@ def server(indexed_catalog_dir, tasks):
     for _ in range(200):  # bounded wait for startup
         if srv.started:
             break
-        time.sleep(0.05)
+        thread.join(timeout=0.05)  # poll the server thread while it starts
     assert srv.started
     yield url
     srv.should_exit = True
