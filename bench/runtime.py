@@ -23,6 +23,8 @@ from shopgen.env.tools import env_tool_schemas
 from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
 from shopgen.gen.difficulty import theta
 from shopgen.gen.store import CatalogStore
+from shopgen.gen.tasks.base import call
+from shopgen.taskgen import assistant_message
 
 
 def _row(store: CatalogStore, i: int, visit: str) -> dict:
@@ -52,28 +54,16 @@ def _row(store: CatalogStore, i: int, visit: str) -> dict:
 
 
 def _script(pid: str, vid: str) -> list[dict]:
-    def call(name: str, **args: object) -> dict:
-        return {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": [
-                {
-                    "id": name,
-                    "type": "function",
-                    "function": {"name": name, "arguments": json.dumps(args)},
-                }
-            ],
-        }
-
-    return [
-        call("user_get_visit_history"),
-        call("catalog_get_product", product_id=pid),
-        call("catalog_get_variants", product_id=pid),
-        call("cart_add", product_id=pid, variant_id=vid),
-        call("cart_update_quantity", product_id=pid, variant_id=vid, quantity=2),
-        call("cart_view"),
-        {"role": "assistant", "content": "Done."},
+    turns = [
+        [call("user_get_visit_history")],
+        [call("catalog_get_product", product_id=pid)],
+        [call("catalog_get_variants", product_id=pid)],
+        [call("cart_add", product_id=pid, variant_id=vid)],
+        [call("cart_update_quantity", product_id=pid, variant_id=vid, quantity=2)],
+        [call("cart_view")],
+        "Done.",
     ]
+    return [assistant_message(i + 1, turn) for i, turn in enumerate(turns)]
 
 
 def _play(env: ShopEnv, row: dict, script: list[dict]) -> None:

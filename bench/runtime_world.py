@@ -18,35 +18,23 @@ from pathlib import Path
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
 from shopgen.gen.store import CatalogStore
-from shopgen.taskgen import TaskFactory
-
-
-def _call(name: str, **args: object) -> dict:
-    return {
-        "role": "assistant",
-        "content": "",
-        "tool_calls": [
-            {
-                "id": name,
-                "type": "function",
-                "function": {"name": name, "arguments": json.dumps(args)},
-            }
-        ],
-    }
+from shopgen.gen.tasks.base import call
+from shopgen.taskgen import TaskFactory, assistant_message
 
 
 def _script(store: CatalogStore, row: dict) -> list[dict]:
     episode = json.loads(row["episode"])
     order_id = episode["order_ids"][0]
     product_id = store.lines_of(order_id)[0]["product_id"]
-    return [
-        _call("orders_list"),
-        _call("order_get_details", order_id=order_id),
-        _call("return_check_eligibility", order_id=order_id, product_id=product_id),
-        _call("ask_user", question="Why are you returning it, and which order was it?"),
-        _call("policy_search", query="return window restocking fee"),
-        {"role": "assistant", "content": "Done."},
+    turns = [
+        [call("orders_list")],
+        [call("order_get_details", order_id=order_id)],
+        [call("return_check_eligibility", order_id=order_id, product_id=product_id)],
+        [call("ask_user", question="Why are you returning it, and which order was it?")],
+        [call("policy_search", query="return window restocking fee")],
+        "Done.",
     ]
+    return [assistant_message(i + 1, turn) for i, turn in enumerate(turns)]
 
 
 def run(quick: bool = False) -> dict:
