@@ -192,11 +192,15 @@ class ShopEnv:
         self._tools: list[dict[str, Any]] = []
         self.transcript: list[dict[str, Any]] = []
 
-    def spawn(self) -> ShopEnv:
-        """A new env on the same catalog and index (for running episodes side by side)."""
+    def spawn(self, *, score: bool | None = None) -> ShopEnv:
+        """A new env on the same catalog and index (for running episodes side by side).
+
+        Args:
+            score: whether it runs the verifier (default: as this env does).
+        """
         env = ShopEnv.__new__(ShopEnv)
         env._shared = self._shared
-        env._score = self._score
+        env._score = self._score if score is None else score
         env._ctx = None
         env._offered = frozenset()
         env._tools = []

@@ -156,11 +156,17 @@ def tokens(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _has_phrase(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
-    n = len(phrase)
-    if n == 1:
-        return phrase[0] in words
-    return any(words[i : i + n] == phrase for i in range(len(words) - n + 1))
+@lru_cache(maxsize=8192)
+def _phrase(text: str) -> tuple[str, ...]:
+    """:func:`tokens` of a question word or label: the vocabulary repeats across scripts."""
+    return tokens(text)
+
+
+def _grams(words: tuple[str, ...], longest: int) -> frozenset[tuple[str, ...]]:
+    """Every run of 1…``longest`` consecutive words: phrase tests become set lookups."""
+    return frozenset(
+        words[i : i + n] for n in range(1, longest + 1) for i in range(len(words) - n + 1)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,8 +200,8 @@ def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
     speakable = slot.kind != "id" and not any(s and s in text for s in never_say)
     return _Matcher(
         slot=slot,
-        strong=tuple(dict.fromkeys(t for t in map(tokens, strong) if t)),
-        weak=tuple(dict.fromkeys(t for t in map(tokens, weak) if t)),
+        strong=tuple(dict.fromkeys(t for t in map(_phrase, strong) if t)),
+        weak=tuple(dict.fromkeys(t for t in map(_phrase, weak) if t)),
         item=index,
         speakable=speakable,
     )
@@ -208,6 +214,7 @@ class CompiledScript:
     script: UserScript
     matchers: tuple[_Matcher, ...]
     item_words: dict[int, frozenset[str]]
+    longest: int  # words in the longest phrase of any matcher
 
 
 @lru_cache(maxsize=1024)
@@ -231,7 +238,10 @@ def compile_script(text: str) -> CompiledScript:
             item_words.setdefault(index, set()).update(
                 w for w in tokens(str(m.slot.value)) if w not in _STOP
             )
-    return CompiledScript(script, matchers, {k: frozenset(v) for k, v in item_words.items()})
+    longest = max((len(p) for m in matchers for p in (*m.strong, *m.weak)), default=1)
+    return CompiledScript(
+        script, matchers, {k: frozenset(v) for k, v in item_words.items()}, longest
+    )
 
 
 #: Phrases that only say "a number of something": "how many stars" asks about the rating.
@@ -245,9 +255,11 @@ def _positions(words: tuple[str, ...], phrase: tuple[str, ...]) -> list[int]:
     return [i for i in range(len(words) - n + 1) if words[i : i + n] == phrase]
 
 
-def _generic_only_elsewhere(m: _Matcher, words: tuple[str, ...], others: list[_Matcher]) -> bool:
+def _generic_only_elsewhere(
+    m: _Matcher, words: tuple[str, ...], grams: frozenset[tuple[str, ...]], others: list[_Matcher]
+) -> bool:
     """Whether ``m`` matched only through a generic phrase that qualifies another slot's word."""
-    found = [p for p in m.strong if _has_phrase(words, p)]
+    found = [p for p in m.strong if p in grams]
     if not found or any(p not in GENERIC for p in found):
         return False
     other_words = {p[0] for o in others if o is not m for p in o.strong if len(p) == 1}
@@ -261,10 +273,11 @@ def _generic_only_elsewhere(m: _Matcher, words: tuple[str, ...], others: list[_M
 def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
     """The slots ``question`` asks about (speakable or not), in script order."""
     words = tokens(question)
-    hits = [m for m in compiled.matchers if any(_has_phrase(words, p) for p in m.strong)]
-    hits = [m for m in hits if not _generic_only_elsewhere(m, words, hits)]
+    grams = _grams(words, compiled.longest)
+    hits = [m for m in compiled.matchers if not grams.isdisjoint(m.strong)]
+    hits = [m for m in hits if not _generic_only_elsewhere(m, words, grams, hits)]
     if not hits:
-        hits = [m for m in compiled.matchers if any(_has_phrase(words, p) for p in m.weak)]
+        hits = [m for m in compiled.matchers if not grams.isdisjoint(m.weak)]
     named = {i for i, ws in compiled.item_words.items() if ws & set(words)}
     if named and len(compiled.item_words) > 1:
         hits = [m for m in hits if m.item is None or m.item in named]

@@ -19,7 +19,7 @@ of d beside these axes.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from shopgen.schemas.errors import ConfigError
@@ -94,7 +94,7 @@ class Theta:
 
     def to_dict(self) -> dict[str, Any]:
         """The axes as a plain dict in table order (what a task row stores as ``theta``)."""
-        return asdict(self)
+        return {name: getattr(self, name) for name in AXES}
 
 
 AXES: tuple[str, ...] = tuple(f.name for f in fields(Theta))

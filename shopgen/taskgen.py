@@ -188,6 +188,8 @@ class TaskFactory:
         self.overrides = dict(overrides or {})
         self.prompt = prompt
         self.ctx = GenContext(env.store, seed=seed)
+        # The live run only records the oracle's messages; the proof scores their replay.
+        self._live = env.spawn(score=False)
 
     def make(self, env_name: str, d: int, k: int) -> Generated:
         """Task ``k`` of ``env_name`` at difficulty ``d``, proven solvable."""
@@ -202,28 +204,23 @@ class TaskFactory:
                 rendered = render_first_message(
                     env_name, draft.slots, d=d, rng=stream(self.seed, *key, "message"), axes=axes
                 )
-                row = self._row(spec, d, axes, draft, rendered, oracle_messages=None)
-                messages = drive(self.env, row, oracle(row))
+                fields = self._fields(spec, d, axes, draft, rendered)
+                row = _row(fields, oracle_messages=None)
+                messages = drive(self._live, row, oracle(row))
             except Redraw:
                 continue
-            row = self._row(spec, d, axes, draft, rendered, oracle_messages=messages)
+            row = _row(fields, oracle_messages=messages)
             self._prove(row, messages)
             return Generated(row=row, draft=draft, rendered=rendered, attempt=attempt)
         raise OracleFailure(
             f"{env_name}: no usable draw for d={d}, k={k} in {MAX_ATTEMPTS} attempts"
         )
 
-    def _row(
-        self,
-        spec: EnvSpec,
-        d: int,
-        axes: Theta,
-        draft: Draft,
-        rendered: Rendered,
-        *,
-        oracle_messages: list[dict[str, Any]] | None,
-    ) -> TaskRow:
-        fields = {
+    def _fields(
+        self, spec: EnvSpec, d: int, axes: Theta, draft: Draft, rendered: Rendered
+    ) -> dict[str, Any]:
+        """A task's content, the same for the row the oracle plays live and the final row."""
+        return {
             "env": spec.name,
             "d": d,
             "theta": axes.to_dict(),
@@ -233,7 +230,7 @@ class TaskFactory:
                 {"role": "user", "content": rendered.text},
             ],
             "tools": _tools_json(spec.name),
-            "goal": json.dumps(draft.goal, sort_keys=True, default=str),
+            "goal": draft.goal,
             "episode": json.dumps(draft.episode, sort_keys=True, default=str),
             "user_script": json.dumps(
                 user_script(draft, rendered, axes, d), sort_keys=True, default=str
@@ -241,19 +238,6 @@ class TaskFactory:
             "catalog_id": self.env.store.catalog_id,
             "verifier_version": spec.version,
         }
-        # The id hashes the task's content but not the oracle's turn count, so the row the
-        # oracle plays live and the final row share an id (and so their search streams).
-        tid = task_id(fields)
-        if oracle_messages is not None:
-            fields["goal"] = json.dumps(
-                {**draft.goal, "min_turns": len(oracle_messages)}, sort_keys=True, default=str
-            )
-        return TaskRow(
-            task_id=tid,
-            oracle=json.dumps(oracle_messages or [], separators=(",", ":")),
-            shopgen_version=SHOPGEN_VERSION,
-            **fields,
-        )
 
     def _prove(self, row: TaskRow, messages: list[dict[str, Any]]) -> None:
         score, state = play(self.env, row, messages)
@@ -269,3 +253,24 @@ class TaskFactory:
             for d in ds:
                 for k in range(n):
                     yield self.make(env_name, d, k)
+
+
+def _row(fields: dict[str, Any], *, oracle_messages: list[dict[str, Any]] | None) -> TaskRow:
+    """The task row of ``fields``; with the oracle's messages, the final row.
+
+    The id hashes the task's content but not the oracle's turn count, so the row the oracle
+    plays live and the final row share an id (and so their search streams).
+    """
+    goal = json.dumps(fields["goal"], sort_keys=True, default=str)
+    content = {**fields, "goal": goal}
+    tid = task_id(content)
+    if oracle_messages is not None:
+        content["goal"] = json.dumps(
+            {**fields["goal"], "min_turns": len(oracle_messages)}, sort_keys=True, default=str
+        )
+    return TaskRow(
+        task_id=tid,
+        oracle=json.dumps(oracle_messages or [], separators=(",", ":")),
+        shopgen_version=SHOPGEN_VERSION,
+        **content,
+    )
