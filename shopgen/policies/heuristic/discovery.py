@@ -1,76 +1,56 @@
-"""Heuristic agent for ``discovery``: search the request, filter by stated bounds, rank, recommend."""
+"""Heuristic agent for ``discovery``: read the request, ask, search, check, recommend."""
 
 from __future__ import annotations
 
 import re
 
-from shopgen.gen.tasks.base import Oracle, call
+from shopgen.gen.tasks.base import Oracle
 from shopgen.policies.base import PublicTask
-from shopgen.policies.heuristic.common import ask, cards, count_wanted, reply_text, words
-from shopgen.policies.heuristic.recommend import (
-    blended_rank,
-    constraints,
-    feasible,
-    priority,
+from shopgen.policies.heuristic.recommend import long_form_segments, recommend_flow
+
+#: Where customers name the product, per phrasing of ``templates/discovery/first.j2``.
+_LEADS = (
+    r"get myself some (.+?) for ages",
+    r"telling me i need (.+?), so here",
+    r"shopping for (.+?) now\b",
+    r"help me find (.+?)\?",
+    r"recommendations for (.+?)(?=[,.])",
+    r"searching for (.+?)(?=\.)",
+    r"just find me (.+?)(?=\. quickly)",
+    r"don't have all day\. (.+?)(?=[,.])",
+    r"i need (.+?) now\b",
+    r"i search (.+?)(?=[,.])",
+    r"i am need the (.+?)(?= which|\.)",
+    r"important to find (.+?)(?=[,.])",
+    r"^hey need (.+?)(?= show|$)",
+    r"^lookin 4 (.+?)(?= thx)",
+    r"^need (.+?)(?=\.)",
+    r"^looking for (.+?)(?= \(|\.)",
+    r"^(.+?) pls\b",
+    r"^(.+?)(?=[,.])",
+)
+#: Where stated requirements start after the product words.
+_CONS = re.compile(
+    r"\s+(?:from|under|rated|delivered|max|ships in)\b|,|\s+\$|\s+\d|\s+[A-Z]|\s+\S+:|\s+-\s"
 )
 
 
 def heuristic(task: PublicTask) -> Oracle:
     """Play a discovery task from the public view only."""
     category = category_phrase(task.user)
-    yield from recommend_flow(task.user, query=category, exclude=set(), noun=category)
-
-
-_LEAD = re.compile(
-    r"(?:find|need|for|search|shopping for|looking for|lookin 4|some|need the|get)\s+(.+?)"
-    r"(?=[,.(]|\s+(?:under|from|rated|max|delivered|ships|which|must|now|pls)\b|$)",
-    re.I,
-)
+    yield from recommend_flow(
+        task.user,
+        query=category,
+        exclude=set(),
+        noun=category,
+        segments=tuple(long_form_segments(task.user, category)),
+    )
 
 
 def category_phrase(text: str) -> str:
     """The kind of product the customer names (the words after "find", "need", …)."""
-    found = [_tail(m.group(1)) for m in _LEAD.finditer(text)]
-    if found:
-        return min(found, key=len)
-    return re.split(r"[.!?]\s+", text.split(",")[0])[-1][:80]
-
-
-def _tail(phrase: str) -> str:
-    """Drop a lead-in such as "recommendations for" before the product words."""
-    m = re.match(r"^(?:\w+\s+)?(?:for|of)\s+(.+)$", phrase)
-    return m.group(1) if m else phrase
-
-
-def recommend_flow(text: str, *, query: str, exclude: set[str], noun: str) -> Oracle:
-    """Shared by discovery and substitution: ask what is missing, search, filter, recommend."""
-    k = count_wanted(text)
-    question = "What matters most to you?"
-    if k is None:
-        question = "How many options would you like, and what matters most to you?"
-    reply = reply_text((yield ask(question)))
-    k = k or count_wanted(reply) or _bare_count(reply) or 3
-    key, brands = priority(reply)
-    found = yield [call("catalog_search", query=query)]
-    head = sorted(words(noun.split()[-1] if noun.split() else ""))
-    hits = cards(found)
-    named = [c for c in hits if not head or head[0] in words(c.get("title", ""))]
-    others = [c for c in hits if c not in named]
-    cons = constraints(text)
-    best = blended_rank(feasible(named, cons, exclude), key, brands)
-    if len(best) < k:  # the product word may be phrased otherwise ("webcam", "web camera")
-        best += blended_rank(
-            feasible(others, cons, exclude | {c["product_id"] for c in best}), key, brands
-        )
-    best = best[:k]
-    if not best:
-        yield "Sorry, I found nothing that meets your requirements."
-        return
-    yield [call("recommend_products", product_ids=[c["product_id"] for c in best])]
-    yield "Here are my picks, best first: " + "; ".join(c["title"] for c in best) + "."
-
-
-def _bare_count(reply: str) -> int | None:
-    """A count said alone ("3", "three please")."""
-    m = re.search(r"\b(\d{1,2}|two|three|four|five|six)\b", reply.lower())
-    return count_wanted(f"{m.group(1)} options") if m else None
+    for pattern in _LEADS:
+        m = re.search(pattern, text, re.I)
+        if m:
+            return _CONS.split(m.group(1).strip(), maxsplit=1)[0].strip()
+    return text[:80]
