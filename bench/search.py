@@ -20,12 +20,33 @@ Figures (``run()`` returns them flat, name → number):
 - ``dense_recall10_<n>`` / ``dense_recall200_<n>``: for an approximate (IVF/HNSW) index, the
   overlap of its top 10 / 200 with exact search over the same vectors.
 
+- ``hot_*`` (issue #7's throughput: one search must cost well under 1 ms): per-call latency
+  at d = 5 (top_k 150, eps_rank 0.1, a fresh call index each call) over typical generated
+  queries — catalog titles and category nouns, half each — on the largest catalog, or on
+  ``SHOPGEN_BENCH_CATALOG`` (an indexed catalog) when set. Each figure's baseline runs in the
+  same loop, query by query in alternating order:
+
+  - ``hot_dense_<n>_memory_*`` / ``_mmap_*``: ``dense_rows`` with the FAISS index read into
+    memory vs memory-mapped (``_memory_vs_mmap`` is the p50 ratio) and each one's load time;
+  - ``hot_search_<n>_*``: ``SearchIndex.search``; ``hot_results_<n>_*``: ``results`` (the
+    tool's dict path); their ``_before`` baseline is the path this replaced, rebuilt here —
+    mapped dense index, every BM25 posting scored into a fresh array, a validated pydantic
+    card per row, the whole result JSON-encoded per call for the budget;
+  - ``hot_tool_<n>_*``: the ``catalog_search`` tool plus the runtime's JSON encoding, through
+    the runtime's search memo (``_warm``: the query was searched by an earlier task, so only
+    distractors and cards are made), against the same ``_before`` path plus ``model_dump``;
+  - ``hot_bm25_<n>_<titles|nouns>_*``: ``bm25_rows`` against scoring every posting.
+
+``python -m bench.search --hot`` runs only the hot-path figures (on SHOPGEN_BENCH_CATALOG, or a
+freshly built 10k catalog with ``--quick``).
+
 MiniLM is measured at 10k only (it encodes ~450 products/s here); 1M figures are projections.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -263,6 +284,185 @@ def _token_sizes(index, queries: list[str]) -> dict:
     }
 
 
+def hot_queries(index, n: int) -> list[str]:
+    """Typical generated queries: ``n // 2`` catalog titles and as many category nouns."""
+    from shopgen.gen.seeding import stream
+
+    products = index.store.read("products", columns=["title", "category_path"])
+    titles = products["title"].to_list()
+    nouns = sorted({c.split(" > ")[-1].lower() for c in products["category_path"].unique()})
+    rng = stream(0, "bench", "hot")
+    half = n // 2
+    picked = rng.choice(len(titles), half, replace=False).tolist()
+    return [titles[i] for i in picked] + [nouns[i % len(nouns)] for i in range(half)]
+
+
+class _Before:
+    """The search path issue #7 replaced, rebuilt from today's parts as the baseline.
+
+    Retrieval: BM25 scoring every posting into a fresh array and the memory-mapped FAISS
+    index. Cards: one validated ``ProductCard`` per row (kept, like the old card cache;
+    built from a Polars gather), a ``model_copy`` per out-of-stock card, the whole result
+    JSON-encoded on every call to check the token budget, and ``model_dump`` per card.
+    """
+
+    def __init__(self, mapped) -> None:
+        self.index = mapped
+        self.cards: dict = {}
+        self.frame = mapped.store.read(
+            "products", columns=["product_id", "title", "price", "rating", "stock_qty", "key_attrs"]
+        ).rechunk()
+
+    def search(self, query: str, *, top_k: int, eps_rank: float, seed: int, call_index: int):
+        from shopgen.env.search import (
+            RESULT_TOKEN_BUDGET,
+            ProductCard,
+            cards_json,
+            estimate_tokens,
+            normalize_query,
+            rrf,
+        )
+
+        index = self.index
+        text = normalize_query(query)
+        pool = rrf(index.bm25_rows_exhaustive(text, top_k), index.dense_rows(text, top_k), top_k)
+        rows = index._degrade(pool, top_k, eps_rank, seed, call_index)  # distractors: as today
+        missing = sorted({r for r in rows if r not in self.cards})
+        if missing:
+            frame = self.frame[np.asarray(missing, dtype=np.int64)]
+            for row, rec in zip(missing, frame.iter_rows(named=True), strict=True):
+                self.cards[row] = ProductCard(**rec)
+        oos: set[str] = set()  # the bench marks nothing out of stock; the check still ran
+        cards = []
+        for row in rows:
+            card = self.cards[row]
+            if card.stock_qty and card.product_id in oos:
+                card = card.model_copy(update={"stock_qty": 0})
+            cards.append(card)
+        while len(cards) > 1 and estimate_tokens(cards_json(cards)) > RESULT_TOKEN_BUDGET:
+            cards = cards[:-1]
+        return cards
+
+
+def _timed(configs: dict, queries: list[str], rounds: int) -> dict[str, np.ndarray]:
+    """Seconds per call of each ``configs[name](k, query)``, interleaved query by query."""
+    times = {name: [] for name in configs}
+    items = list(configs.items())
+    for r in range(rounds):
+        for k, q in enumerate(queries):
+            call = r * len(queries) + k
+            for name, fn in items[:: -1 if call % 2 else 1]:
+                t = time.perf_counter()
+                fn(call, q)
+                times[name].append(time.perf_counter() - t)
+    return {name: np.asarray(ts) for name, ts in times.items()}
+
+
+def _figures(out: dict, prefix: str, ts: np.ndarray) -> None:
+    out[f"{prefix}_p50_ms"] = round(float(np.percentile(ts, 50)) * 1e3, 3)
+    out[f"{prefix}_mean_ms"] = round(float(ts.mean()) * 1e3, 3)
+    out[f"{prefix}_p99_ms"] = round(float(np.percentile(ts, 99)) * 1e3, 3)
+
+
+def hot_path(catalog: Path, *, quick: bool = False) -> dict:
+    """Per-call latency of search, its dense and BM25 parts and the tool (module docstring)."""
+    from types import SimpleNamespace
+
+    from shopgen.env.search import SearchIndex
+    from shopgen.env.search_cache import CachedSearch
+    from shopgen.env.tools.catalog import catalog_search
+
+    def opened(memory_bytes: int | None) -> SearchIndex:
+        index = SearchIndex.open(catalog)
+        if memory_bytes is not None:
+            index.dense_memory_bytes = memory_bytes
+        return index
+
+    index, mapped = opened(None), opened(0)
+    n = index.size
+    out: dict = {"hot_catalog_rows": n, "hot_dense_mode": index.dense_mode}
+    for name, idx in (("memory", index), ("mmap", mapped)):
+        t = time.perf_counter()
+        idx.dense  # noqa: B018  (loads it)
+        out[f"hot_dense_{n}_{name}_load_s"] = round(time.perf_counter() - t, 3)
+    queries = hot_queries(index, 60 if quick else 200)
+    before = _Before(mapped)
+    memo = CachedSearch(opened(None))
+    top_k, eps = 150, 0.1  # θ(5)
+    oos = frozenset()
+
+    def ctx(call: int) -> SimpleNamespace:
+        task = SimpleNamespace(
+            seed=0, task_id=f"t{call}", theta={"eps_rank": eps}, axis=lambda _name: top_k
+        )
+        return SimpleNamespace(
+            search=memo, state=SimpleNamespace(extra={}), task=task, out_of_stock=oos
+        )
+
+    def tool(call: int, q: str) -> str:
+        return json.dumps(catalog_search(ctx(call), q), ensure_ascii=False, separators=(",", ":"))
+
+    def tool_cold(call: int, q: str) -> str:
+        memo.clear()  # no earlier task searched these words
+        return tool(call, q)
+
+    def tool_before(call: int, q: str) -> str:
+        cards = before.search(q, top_k=top_k, eps_rank=eps, seed=call, call_index=0)
+        result = {"results": [c.model_dump() for c in cards]}
+        return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+
+    kwargs = dict(top_k=top_k, eps_rank=eps)
+    configs = {
+        "dense_memory": lambda c, q: index.dense_rows(q, top_k),
+        "dense_mmap": lambda c, q: mapped.dense_rows(q, top_k),
+        "search": lambda c, q: index.search(q, seed=c, **kwargs),
+        "results": lambda c, q: index.results(q, seed=c, **kwargs),
+        "search_before": lambda c, q: before.search(q, seed=c, call_index=0, **kwargs),
+        "tool": tool_cold,
+        "tool_before": tool_before,
+    }
+    for k, q in enumerate(queries):  # warm: lazy loads, and each query's cards once
+        for fn in configs.values():
+            fn(k, q)
+    times = _timed(configs, queries, rounds=1 if quick else 2)
+    for k, q in enumerate(queries):  # an earlier task searched the same words
+        tool(-1 - k, q)
+    # Fresh task ids, so each result is made anew from the remembered retrieval.
+    times |= _timed({"tool_warm": lambda c, q: tool(10**6 + c, q)}, queries, rounds=1)
+    for name, ts in times.items():
+        head, _, tail = name.partition("_")  # "dense_mmap" -> hot_dense_<n>_mmap
+        _figures(out, f"hot_{head}_{n}" + (f"_{tail}" if tail else ""), ts)
+    p50 = {name: float(np.percentile(ts, 50)) for name, ts in times.items()}
+    out[f"hot_dense_{n}_memory_vs_mmap"] = round(p50["dense_memory"] / p50["dense_mmap"], 3)
+    out[f"hot_search_{n}_vs_before"] = round(p50["search"] / p50["search_before"], 3)
+    out[f"hot_results_{n}_vs_before"] = round(p50["results"] / p50["search_before"], 3)
+    out[f"hot_tool_{n}_vs_before"] = round(p50["tool"] / p50["tool_before"], 3)
+    out[f"hot_tool_{n}_warm_vs_before"] = round(p50["tool_warm"] / p50["tool_before"], 3)
+    out |= _bm25_hot(index, n, queries)
+    return out
+
+
+def _bm25_hot(index, n: int, queries: list[str]) -> dict:
+    """BM25 per query group against scoring every posting (the reference ranking)."""
+    out: dict = {}
+    half = len(queries) // 2
+    for group, qs in (("titles", queries[:half]), ("nouns", queries[half:])):
+        configs = {
+            "rows": lambda c, q: index.bm25_rows(q, 150),
+            "exhaustive": lambda c, q: index.bm25_rows_exhaustive(q, 150),
+        }
+        for q in qs:
+            for fn in configs.values():
+                fn(0, q)
+        times = _timed(configs, qs, rounds=3)
+        _figures(out, f"hot_bm25_{n}_{group}", times["rows"])
+        _figures(out, f"hot_bm25_{n}_{group}_exhaustive", times["exhaustive"])
+        out[f"hot_bm25_{n}_{group}_vs_exhaustive"] = round(
+            float(np.percentile(times["rows"], 50) / np.percentile(times["exhaustive"], 50)), 3
+        )
+    return out
+
+
 def run(quick: bool = False) -> dict:
     """Measure search at 10k and 100k products (3k, static only, with ``quick``)."""
     from shopgen.env.search import SearchIndex
@@ -295,8 +495,23 @@ def run(quick: bool = False) -> dict:
             if n == sizes[0]:
                 out |= _quality(index, ["bm25", "dense", "hybrid"], 100 if quick else 200, "")
                 out |= _token_sizes(index, queries)
+        given = os.environ.get("SHOPGEN_BENCH_CATALOG")
+        out |= hot_path(Path(given) if given else catalog, quick=quick)
     return out
 
 
+def _hot_main(quick: bool) -> dict:
+    given = os.environ.get("SHOPGEN_BENCH_CATALOG")
+    if given:
+        return hot_path(Path(given), quick=quick)
+    from shopgen.gen.index import IndexConfig, build_index
+
+    with tempfile.TemporaryDirectory(prefix="bench-search-hot-") as tmp:
+        catalog = _catalog(3000 if quick else 10_000, Path(tmp))
+        build_index(catalog, IndexConfig(encoder="static"))
+        return hot_path(catalog, quick=quick)
+
+
 if __name__ == "__main__":
-    print(json.dumps(run(quick="--quick" in sys.argv), indent=2))
+    quick = "--quick" in sys.argv
+    print(json.dumps(_hot_main(quick) if "--hot" in sys.argv else run(quick=quick), indent=2))

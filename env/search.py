@@ -16,6 +16,12 @@ reported by ``bench/search.py``).
 Products the episode marks out of stock show ``stock_qty`` 0. All randomness comes from
 ``stream(seed, "catalog_search", call_index)``, so replaying a trajectory with the same task
 seed reproduces every result exactly, in any process.
+Cost (issue #7: 2–4 searches per task at ≥ 500 tasks/s). The dense index is read into memory
+up to :data:`DENSE_MEMORY_BYTES` (memory-mapped above); cards come from a per-row
+:class:`~shopgen.env.search_cards.CardBook` of plain dicts with their JSON lengths, so a result
+costs look-ups, not pydantic models and re-encoding; :meth:`SearchIndex.results` hands those
+dicts to the tool, and :meth:`SearchIndex.search` wraps the same cards as :class:`ProductCard`.
+Every fast path equals its plain reference exactly (``tests/env/test_search_fast.py``).
 """
 
 from __future__ import annotations
@@ -32,8 +38,18 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
 
+from shopgen.env.search_cards import (
+    CARD_CACHE,
+    CARD_COLUMNS,
+    RESULT_TOKEN_BUDGET,
+    CardBook,
+    ProductCard,
+    cards_json,
+    estimate_tokens,
+    fit_budget,
+    to_models,
+)
 from shopgen.gen.encoders import check_identity, load_encoder
 from shopgen.gen.index import (
     BM25_DIR,
@@ -54,8 +70,6 @@ from shopgen.schemas.errors import ConfigError, DatasetError
 MAX_QUERY_CHARS = 512
 #: Cards one result shows, at most and at least (when that many are retrieved).
 MAX_CARDS, MIN_CARDS = 20, 5
-#: Estimated tokens (characters / 4 of the compact JSON) one search result may use.
-RESULT_TOKEN_BUDGET = 2048
 #: Reciprocal-rank fusion constant (Cormack et al. 2009's 60).
 RRF_K = 60
 #: Largest retrieval depth accepted (θ's top_k is at most 200).
@@ -63,28 +77,52 @@ MAX_DEPTH = 1000
 #: Postings below which a query's BM25 is scored exhaustively: MaxScore's Python-level
 #: steps cost more than they save on short lists (3k products: 0.6 vs 0.3 ms a query).
 PRUNE_MIN_POSTINGS = 50_000
+#: Share of the catalog's rows below which a query's postings are scored into the kept
+#: scratch buffer (:meth:`SearchIndex._bm25_short`) rather than a fresh zeroed array: at
+#: 100k products 0.7× the cost for a category noun (~2k postings), but 1.3–1.7× for a whole
+#: title (15–50k), where one scan of the fresh array beats noting touched rows per token.
+SHORT_MAX_SHARE = 0.1
+#: Catalog rows from which that pays at all: zeroing and scanning a small catalog's array is
+#: cheaper than the extra NumPy calls per token (3k: 1.26×, 20k: 0.86×, 50k: 0.74×).
+SHORT_MIN_ROWS = 20_000
 #: Catalog rows from which hybrid search runs BM25 in a worker thread beside the dense
 #: search; below it the thread hand-off outweighs the overlap (3k: p50 1.4 vs 1.1 ms).
 CONCURRENT_MIN_ROWS = 500_000
-#: Product cards a :class:`SearchIndex` keeps built (a few hundred bytes each).
-CARD_CACHE = 100_000
+#: Dense index files up to this many bytes are read into memory; larger ones are
+#: memory-mapped. FAISS scans an in-memory IVF 3–4× faster than the same index mapped
+#: (100k products: 0.27 vs 0.85 ms a query, ``bench/search.py``), but each process then holds
+#: its own copy, while mapped pages are shared by every rollout worker on the machine. 1 GiB
+#: keeps a 1M-product flat-vector index (256 floats a row) in memory and maps 10M.
+#: ``SHOPGEN_DENSE_MEMORY_BYTES`` overrides it per process (0 always maps).
+DENSE_MEMORY_BYTES = 1 << 30
+DENSE_MEMORY_ENV = "SHOPGEN_DENSE_MEMORY_BYTES"
 Mode = Literal["hybrid", "bm25", "dense"]
+
+__all__ = [
+    "CARD_CACHE",
+    "CONCURRENT_MIN_ROWS",
+    "DENSE_MEMORY_BYTES",
+    "MAX_CARDS",
+    "MAX_DEPTH",
+    "MAX_QUERY_CHARS",
+    "MIN_CARDS",
+    "PRUNE_MIN_POSTINGS",
+    "RESULT_TOKEN_BUDGET",
+    "RRF_K",
+    "Mode",
+    "ProductCard",
+    "SearchIndex",
+    "cards_json",
+    "cards_shown",
+    "dense_memory_bytes",
+    "estimate_tokens",
+    "normalize_query",
+    "rrf",
+    "top_rows",
+]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _BM25_WORD = re.compile(BM25_TOKEN)
-
-
-class ProductCard(BaseModel):
-    """One search hit as the agent sees it: enough to choose, not the whole product."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    product_id: str = Field(description="product id to pass to other tools (not a variant_id)")
-    title: str = Field(description="product title")
-    price: float = Field(description="price in USD")
-    rating: float = Field(description="average rating, 1–5")
-    stock_qty: int = Field(description="units in stock; 0 means out of stock")
-    key_attrs: list[str] = Field(description="the product's key attribute values")
 
 
 def cards_shown(top_k: int) -> int:
@@ -114,14 +152,22 @@ def normalize_query(query: str | bytes) -> str:
     return text
 
 
-def cards_json(cards: list[ProductCard]) -> str:
-    """The compact JSON a tool result carries (one list of card objects)."""
-    return json.dumps([c.model_dump() for c in cards], ensure_ascii=False, separators=(",", ":"))
+def dense_memory_bytes() -> int:
+    """The dense-index size up to which it is read into memory (see :data:`DENSE_MEMORY_BYTES`).
 
-
-def estimate_tokens(text: str) -> int:
-    """Tokens estimated as characters / 4 (rounded up): the budget's unit."""
-    return math.ceil(len(text) / 4)
+    Raises:
+        ConfigError: when ``SHOPGEN_DENSE_MEMORY_BYTES`` is not a non-negative integer.
+    """
+    raw = os.environ.get(DENSE_MEMORY_ENV)
+    if raw is None or not raw.strip():
+        return DENSE_MEMORY_BYTES
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ConfigError(f"{DENSE_MEMORY_ENV}={raw!r} must be a byte count >= 0")
+    return value
 
 
 class SearchIndex:
@@ -134,7 +180,10 @@ class SearchIndex:
         self.store = store
         self.meta = meta
         self.dir = store.root / INDEX_DIR
-        self._card_cache: dict[int, ProductCard] = {}
+        #: Every row's card, built on first use and shared by all episodes.
+        self.card_book = CardBook(self._card_columns)
+        #: Dense index files up to this size load into memory (:func:`dense_memory_bytes`).
+        self.dense_memory_bytes = dense_memory_bytes()
         self._local = threading.local()
         #: Run BM25 beside the dense search in hybrid mode from this many rows (see
         #: :data:`CONCURRENT_MIN_ROWS`; ``self.concurrent = False`` turns it off).
@@ -188,17 +237,33 @@ class SearchIndex:
         return path
 
     def _npy(self, name: str) -> np.ndarray:
-        return np.load(self._path(name), mmap_mode="r")
+        # A plain ndarray view of the map: np.memmap's Python-level indexing costs ~1 µs a
+        # scalar read, and distractor probing reads them one by one.
+        return np.asarray(np.load(self._path(name), mmap_mode="r"))
+
+    @property
+    def dense_mode(self) -> Literal["memory", "mmap"]:
+        """How :attr:`dense` loads the FAISS index: ``memory`` up to the size threshold."""
+        size = self._path(DENSE).stat().st_size
+        return "memory" if size <= self.dense_memory_bytes else "mmap"
 
     @cached_property
     def dense(self) -> Any:
-        """The FAISS index, memory-mapped where the index type allows it."""
+        """The FAISS index, read into memory or memory-mapped (:attr:`dense_mode`).
+
+        Mapping falls back to reading for index types FAISS cannot map; both give identical
+        results.
+        """
         import faiss
 
         path = str(self._path(DENSE))
-        try:
-            index = faiss.read_index(path, faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
-        except RuntimeError:  # types without mmap support load into memory
+        index = None
+        if self.dense_mode == "mmap":
+            try:
+                index = faiss.read_index(path, faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
+            except RuntimeError:  # types without mmap support load into memory
+                index = None
+        if index is None:
             index = faiss.read_index(path)
         params = self.meta["dense"]
         if params["kind"] == "ivf":
@@ -233,13 +298,9 @@ class SearchIndex:
     def _category_offsets(self) -> np.ndarray:
         return self._npy(CATEGORY_OFFSETS)
 
-    @cached_property
-    def _products(self) -> Any:
-        # One chunk: a gather of 20 rows from the 8-chunk frame a 1M catalog reads as took
-        # ~20 ms (polars rechunked per call); from one chunk it takes ~0.15 ms.
-        return self.store.read(
-            "products", columns=["product_id", "title", "price", "rating", "stock_qty", "key_attrs"]
-        ).rechunk()
+    def _card_columns(self) -> Any:
+        # Read once by the card book, which keeps the columns as flat buffers (not the frame).
+        return self.store.read("products", columns=list(CARD_COLUMNS))
 
     @property
     def size(self) -> int:
@@ -304,6 +365,47 @@ class SearchIndex:
         hits = np.flatnonzero(scores > 0)
         return top_rows(hits, scores[hits], depth)
 
+    @cached_property
+    def _bm25_positive(self) -> bool:
+        """Whether every posting score is > 0, as bm25s's Lucene scores are.
+
+        Then a scratch row at 0 means "not touched yet" (one pass over the postings, on first
+        use).
+        """
+        _, data, _, _ = self._bm25_postings
+        return bool(len(data) == 0 or data.min() > 0)
+
+    def _bm25_short(self, ids: list[int], depth: int) -> np.ndarray:
+        """:meth:`_bm25_exhaustive`'s ranking at the cost of the postings alone.
+
+        The reference zeroes and scans a score per catalog row (0.4 MB and ~70 µs at 100k,
+        10× that at 1M) for queries that touch a few thousand rows. Here the scores go into
+        the thread's kept scratch buffer with the same float32 additions in the same token
+        order, the rows touched are noted as they are first reached, and only those are read
+        back and reset. One token alone needs no buffer: its postings are the scores (0.25–0.3×
+        the reference's cost at any size).
+        """
+        _, data, indices, indptr = self._bm25_postings
+        if not self._bm25_positive:
+            return self._bm25_exhaustive(ids, depth)
+        if len(ids) == 1:
+            lo, hi = int(indptr[ids[0]]), int(indptr[ids[0] + 1])
+            return top_rows(indices[lo:hi], data[lo:hi], depth)  # 0 + d is d, exactly
+        acc = self._scratch()
+        seen: list[np.ndarray] = []
+        try:
+            for t in ids:  # the query's token order: the same float32 sums as the reference
+                lo, hi = int(indptr[t]), int(indptr[t + 1])
+                rows = indices[lo:hi]
+                seen.append(rows[acc[rows] == 0])
+                acc[rows] += data[lo:hi]
+            touched = np.concatenate(seen)
+            scores = acc[touched]
+        finally:  # the scratch is all zeros between calls
+            for rows in seen:
+                acc[rows] = 0.0
+        return top_rows(touched, scores, depth)
+
     def bm25_rows(self, query: str, depth: int) -> np.ndarray:
         """Product rows by BM25 score (best first), at most ``depth``; ties by row.
 
@@ -324,7 +426,11 @@ class SearchIndex:
         if not ids:
             return np.zeros(0, dtype=np.int64)
         _, data, indices, indptr = self._bm25_postings
-        if sum(int(indptr[t + 1] - indptr[t]) for t in ids) < self.prune_min_postings:
+        postings = sum(int(indptr[t + 1] - indptr[t]) for t in ids)
+        if postings < self.prune_min_postings:
+            short = self.size >= SHORT_MIN_ROWS and postings < SHORT_MAX_SHARE * self.size
+            if short or len(ids) == 1:  # one token: its postings are the scores, no scatter
+                return self._bm25_short(ids, depth)
             return self._bm25_exhaustive(ids, depth)
         bounds = self._bm25_bounds
         counts: dict[int, int] = {}
@@ -469,77 +575,117 @@ class SearchIndex:
             mode: ``hybrid`` (the runtime's), or one retriever alone for measurements.
 
         Returns:
-            At most :func:`cards_shown` (``top_k``) cards, best first.
+            At most :func:`cards_shown` (``top_k``) cards, best first; :meth:`results` gives
+            the same cards as plain dicts, without building models.
 
         Raises:
             ConfigError: for out-of-range arguments.
         """
+        return to_models(
+            self.results(
+                query,
+                top_k=top_k,
+                eps_rank=eps_rank,
+                oos_ids=oos_ids,
+                seed=seed,
+                call_index=call_index,
+                mode=mode,
+            )
+        )
+
+    def results(
+        self,
+        query: str | bytes,
+        *,
+        top_k: int = 200,
+        eps_rank: float = 0.0,
+        oos_ids: Collection[str] = (),
+        seed: int = 0,
+        call_index: int = 0,
+        mode: Mode = "hybrid",
+    ) -> list[dict[str, Any]]:
+        """:meth:`search`'s cards as ``ProductCard.model_dump()`` dicts: the tool's fast path.
+
+        The dicts are the index's own, shared by every caller: read or JSON-encode them,
+        never change them.
+
+        Raises:
+            ConfigError: for out-of-range arguments.
+        """
+        rows = self._page(query, top_k, eps_rank, seed, call_index, mode)
+        cards, chars = self.card_book.entries(rows, oos_ids)
+        return cards[: fit_budget(chars)]
+
+    def _page(
+        self,
+        query: str | bytes,
+        top_k: int,
+        eps_rank: float,
+        seed: int,
+        call_index: int,
+        mode: Mode,
+    ) -> list[int]:
+        """The rows a result shows, before the token budget: ranked, then degraded."""
         _check_int("seed", seed, 0, 2**63 - 1)
         _check_int("call_index", call_index, 0, 2**63 - 1)
         if not 0.0 <= eps_rank <= 1.0:
             raise ConfigError(f"eps_rank={eps_rank} must be between 0 and 1")
-        pool = self.candidates(query, top_k, mode=mode)
-        shown = pool[: cards_shown(top_k)].copy()
+        return self._degrade(
+            self.candidates(query, top_k, mode=mode), top_k, eps_rank, seed, call_index
+        )
+
+    def _degrade(
+        self, pool: np.ndarray, top_k: int, eps_rank: float, seed: int, call_index: int
+    ) -> list[int]:
+        """The first :func:`cards_shown` rows of ``pool``, each maybe a distractor."""
+        n_shown = cards_shown(top_k)
+        shown = pool[:n_shown].tolist()
+        if not shown or eps_rank == 0.0:
+            return shown  # no position can be replaced: the draws would not matter
         rng = stream(seed, "catalog_search", call_index)
         # Two uniforms per position, always drawn, so position i's fate never depends on
         # how many positions before it were replaced.
-        draws = rng.random((cards_shown(top_k), 2))[: shown.size]
+        draws = rng.random((n_shown, 2))[: len(shown)]
+        replaced = np.flatnonzero(draws[:, 0] < eps_rank).tolist()
+        if not replaced:
+            return shown
         in_pool = set(pool.tolist())
-        on_page = set(shown.tolist())
-        for i in np.flatnonzero(draws[:, 0] < eps_rank).tolist():
+        on_page = set(shown)
+        for i in replaced:
             # Prefer a product outside the retrieved depth (surely less relevant); a small
             # category may lie wholly inside it, then any same-category product not shown.
-            distractor = self._distractor(int(shown[i]), float(draws[i, 1]), in_pool | on_page)
+            u = float(draws[i, 1])
+            distractor = self._distractor(shown[i], u, on_page, in_pool)
             if distractor < 0:
-                distractor = self._distractor(int(shown[i]), float(draws[i, 1]), on_page)
+                distractor = self._distractor(shown[i], u, on_page)
             if distractor >= 0:
                 on_page.add(distractor)
                 shown[i] = distractor
-        return self._budget(self.cards(shown, oos_ids=oos_ids))
+        return shown
 
-    def _distractor(self, row: int, u: float, excluded: set[int]) -> int:
-        """A same-category row outside ``excluded``, chosen by ``u`` (−1 if none exists)."""
+    def _distractor(
+        self, row: int, u: float, excluded: set[int], also: Collection[int] = ()
+    ) -> int:
+        """A same-category row in neither ``excluded`` nor ``also``, chosen by ``u`` (or −1)."""
         code = int(self._category[row])
         lo, hi = int(self._category_offsets[code]), int(self._category_offsets[code + 1])
         size = hi - lo
         start = min(size - 1, int(u * size))
+        members = self._category_rows
         for step in range(size):  # linear probe from a random start: uniform enough, O(pool)
-            candidate = int(self._category_rows[lo + (start + step) % size])
-            if candidate not in excluded:
+            candidate = int(members[lo + (start + step) % size])
+            if candidate not in excluded and candidate not in also:
                 return candidate
         return -1
 
     def cards(self, rows: np.ndarray, *, oos_ids: Collection[str] = ()) -> list[ProductCard]:
         """Product cards for ``rows`` in that order; ``oos_ids`` show stock_qty 0.
 
-        Cards are immutable and a catalog row's card never changes, so built cards are kept
-        (up to :data:`CARD_CACHE` of them): rollouts search the same products again and again.
+        Cards are immutable and a catalog row's card never changes, so each row's card is
+        built once (:class:`~shopgen.env.search_cards.CardBook`, up to :data:`CARD_CACHE`
+        rows): rollouts search the same products again and again.
         """
-        if not len(rows):
-            return []
-        wanted = [int(r) for r in rows]
-        missing = sorted({r for r in wanted if r not in self._card_cache})
-        if missing:
-            if len(self._card_cache) + len(missing) > CARD_CACHE:
-                self._card_cache.clear()
-            frame = self._products[np.asarray(missing, dtype=np.int64)]
-            for row, rec in zip(missing, frame.iter_rows(named=True), strict=True):
-                rec["stock_qty"] = int(rec["stock_qty"])
-                self._card_cache[row] = ProductCard(**rec)
-        oos = oos_ids if isinstance(oos_ids, set | frozenset) else set(oos_ids)
-        out = []
-        for row in wanted:
-            card = self._card_cache[row]
-            if card.stock_qty and card.product_id in oos:
-                card = card.model_copy(update={"stock_qty": 0})
-            out.append(card)
-        return out
-
-    @staticmethod
-    def _budget(cards: list[ProductCard]) -> list[ProductCard]:
-        while len(cards) > 1 and estimate_tokens(cards_json(cards)) > RESULT_TOKEN_BUDGET:
-            cards = cards[:-1]
-        return cards
+        return to_models(self.card_book.dicts([int(r) for r in rows], oos_ids))
 
 
 @cache

@@ -21,7 +21,9 @@ CANDIDATE_CACHE_LIMIT = 4096
 
 
 class CachedSearch:
-    """A :class:`~shopgen.env.search.SearchIndex` whose ``search`` results are memoised (LRU).
+    """A :class:`~shopgen.env.search.SearchIndex` whose ``search``/``results`` are memoised.
+
+    One LRU bound covers both kinds of answer.
 
     Every other attribute is the index's own, so tools and tests see the same object shape.
 
@@ -84,8 +86,37 @@ class CachedSearch:
         Arguments the index would reject are passed through uncached, so its errors surface
         unchanged.
         """
+        args = (query, top_k, eps_rank, oos_ids, seed, call_index, mode)
+        return self._recall("search", self.index.search, args)
+
+    def results(
+        self,
+        query: str | bytes,
+        *,
+        top_k: int = 200,
+        eps_rank: float = 0.0,
+        oos_ids: Collection[str] = (),
+        seed: int = 0,
+        call_index: int = 0,
+        mode: str = "hybrid",
+    ) -> list[dict[str, Any]]:
+        """``index.results`` (the cards as shared dicts), memoised like :meth:`search`.
+
+        An index with only ``search`` (a stand-in, a third-party index) is asked for cards
+        and each is ``model_dump``-ed, so anything ``search`` answers can back the tool.
+        """
+        args = (query, top_k, eps_rank, oos_ids, seed, call_index, mode)
+        compute = getattr(self.index, "results", None) or self._dumped_search
+        return self._recall("results", compute, args)
+
+    def _dumped_search(self, query: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        cards = self.index.search(query, **kwargs)
+        return [c if isinstance(c, dict) else c.model_dump() for c in cards]
+
+    def _recall(self, kind: str, compute: Any, args: tuple) -> list[Any]:
+        query, top_k, eps_rank, oos_ids, seed, call_index, mode = args
         try:
-            key = (query, top_k, eps_rank, frozenset(oos_ids), seed, call_index, mode)
+            key = (kind, query, top_k, eps_rank, frozenset(oos_ids), seed, call_index, mode)
             cards = self._memo.get(key)
         except TypeError:  # unhashable junk: let the index raise its own error
             key, cards = None, None
@@ -93,7 +124,7 @@ class CachedSearch:
             self._memo.move_to_end(key)
             self.hits += 1
             return list(cards)
-        cards = self.index.search(
+        cards = compute(
             query,
             top_k=top_k,
             eps_rank=eps_rank,

@@ -88,7 +88,9 @@ def catalog_search(ctx: ToolContext, query: str) -> dict[str, Any]:  # noqa: D41
     calls = ctx.state.extra.get("search_calls", 0)
     ctx.state.extra["search_calls"] = calls + 1
     task = ctx.task
-    cards = ctx.search.search(
+    # Plain dicts straight from the index's card book: the runtime only JSON-encodes them,
+    # so no pydantic model is built or dumped per card (issue #7's throughput).
+    cards = ctx.search.results(
         query,
         top_k=task.axis("top_k"),
         eps_rank=float(task.theta["eps_rank"]),
@@ -98,4 +100,4 @@ def catalog_search(ctx: ToolContext, query: str) -> dict[str, Any]:  # noqa: D41
         seed=stable_hash(task.seed, task.task_id, bits=64) >> 1,
         call_index=calls,
     )
-    return {"results": [c.model_dump() for c in cards]}
+    return {"results": cards}
