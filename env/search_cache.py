@@ -10,6 +10,7 @@ stays the single owner of how results are made.
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from collections.abc import Collection
 from typing import Any
@@ -108,6 +109,45 @@ class CachedSearch:
         args = (query, top_k, eps_rank, oos_ids, seed, call_index, mode)
         compute = getattr(self.index, "results", None) or self._dumped_search
         return self._recall("results", compute, args)
+
+    def result_text(
+        self,
+        query: str | bytes,
+        *,
+        top_k: int,
+        eps_rank: float,
+        oos_ids: Collection[str],
+        seed: int,
+        call_index: int,
+    ) -> tuple[str, tuple[str, ...]]:
+        """The ``catalog_search`` tool's result as its compact JSON text, and the ids it shows.
+
+        Memoised with the cards, so a repeated search (a replay, a scored trajectory) costs a
+        look-up: no card is encoded or walked for ids again.
+        """
+        try:
+            key = ("text", query, top_k, eps_rank, frozenset(oos_ids), seed, call_index)
+            hit = self._memo.get(key)
+        except TypeError:
+            key, hit = None, None
+        if hit is not None:
+            self._memo.move_to_end(key)
+            return hit
+        cards = self.results(
+            query,
+            top_k=top_k,
+            eps_rank=eps_rank,
+            oos_ids=oos_ids,
+            seed=seed,
+            call_index=call_index,
+        )
+        text = json.dumps({"results": cards}, ensure_ascii=False, separators=(",", ":"))
+        out = (text, tuple(c["product_id"] for c in cards))
+        if key is not None:
+            self._memo[key] = out
+            if len(self._memo) > self.limit:
+                self._memo.popitem(last=False)
+        return out
 
     def _dumped_search(self, query: Any, **kwargs: Any) -> list[dict[str, Any]]:
         cards = self.index.search(query, **kwargs)

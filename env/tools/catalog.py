@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from shopgen.env.tools.context import ToolContext
-from shopgen.env.tools.registry import ToolError, tool
+from shopgen.env.tools.registry import Encoded, ToolError, tool
 from shopgen.gen.seeding import stable_hash
 
 #: Characters of a product description a detail result shows (keeps results compact).
@@ -74,7 +74,7 @@ def catalog_get_variants(ctx: ToolContext, product_id: str) -> dict[str, Any]:  
 
 
 @tool("read")
-def catalog_search(ctx: ToolContext, query: str) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+def catalog_search(ctx: ToolContext, query: str) -> Encoded:  # noqa: D417  (ctx is the runtime's, not the agent's)
     """Search the store's catalog by keywords; returns product cards, best match first.
 
     Args:
@@ -88,9 +88,9 @@ def catalog_search(ctx: ToolContext, query: str) -> dict[str, Any]:  # noqa: D41
     calls = ctx.state.extra.get("search_calls", 0)
     ctx.state.extra["search_calls"] = calls + 1
     task = ctx.task
-    # Plain dicts straight from the index's card book: the runtime only JSON-encodes them,
-    # so no pydantic model is built or dumped per card (issue #7's throughput).
-    cards = ctx.search.results(
+    # The memo keeps the result's JSON text with the cards: a repeated search (a replay, a
+    # scored trajectory) is neither re-encoded nor walked for ids (issue #7's throughput).
+    text, shown = ctx.search.result_text(
         query,
         top_k=task.axis("top_k"),
         eps_rank=float(task.theta["eps_rank"]),
@@ -100,4 +100,4 @@ def catalog_search(ctx: ToolContext, query: str) -> dict[str, Any]:  # noqa: D41
         seed=stable_hash(task.seed, task.task_id, bits=64) >> 1,
         call_index=calls,
     )
-    return {"results": cards}
+    return Encoded(text, product_ids=shown)

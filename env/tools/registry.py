@@ -47,6 +47,20 @@ class ToolError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class Encoded:
+    """A tool result already written as its JSON text, with the ids it shows.
+
+    A tool whose result is large and made of immutable pieces (search cards) returns this
+    instead of a dict, so the hot path neither re-encodes the pieces nor walks them for ids.
+    ``text`` must be exactly the compact JSON a dict result would have given.
+    """
+
+    text: str
+    product_ids: tuple[str, ...] = ()
+    variant_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Param:
     """One argument: its name, annotation, whether it is required, and its schema."""
 
@@ -314,6 +328,10 @@ def invoke(
         record = ErrorRecord(state.turns, name, exc.kind, exc.message)
         state.errors.append(record)
         return error_result(exc.kind, exc.message), record
+    if type(result) is Encoded:
+        state.shown_ids.update(result.product_ids)
+        state.shown_variant_ids.update(result.variant_ids)
+        return result.text, None
     products: set[str] = set()
     variants: set[str] = set()
     _collect_ids(result, products, variants)

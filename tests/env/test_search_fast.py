@@ -316,11 +316,16 @@ def test_catalog_search_tool_returns_search_cards(index: SearchIndex):
     )
     seed = stable_hash(_Task.seed, _Task.task_id, bits=64) >> 1
     for call_index in range(3):
-        shown = json.loads(json.dumps(catalog_search(ctx, query)))["results"]
+        result = catalog_search(ctx, query)
+        shown = json.loads(result.text)["results"]
         expected = plain.search(
             query, top_k=150, eps_rank=0.1, oos_ids=oos, seed=seed, call_index=call_index
         )
         assert shown == [c.model_dump() for c in expected]
+        assert result.text == json.dumps(
+            {"results": shown}, ensure_ascii=False, separators=(",", ":")
+        )
+        assert result.product_ids == tuple(c.product_id for c in expected)
         assert any(c["stock_qty"] == 0 for c in shown)
     assert ctx.state.extra["search_calls"] == 3
 
