@@ -79,17 +79,21 @@ def dates_in(text: str, *, year: int) -> set[date]:
     return found
 
 
+def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One status's words after a lead ("is", "has been" …) or after "status", as one regex."""
+    alts = "|".join(re.escape(w) for w in words)
+    return re.compile(
+        rf"{_LEAD}(?:\s+\w+){{0,2}}?\s+(?:{alts})\b|\bstatus\b[^.]{{0,20}}\b(?:{alts})\b"
+    )
+
+
+_ASSERTIONS = {status: _assertion(tuple(words)) for status, words in STATUS_WORDS.items()}
+
+
 def asserted_statuses(text: str) -> set[str]:
     """The order statuses the text asserts (see the module docstring)."""
     low = " ".join(text.lower().split())
-    out = set()
-    for status, words in STATUS_WORDS.items():
-        for word in words:
-            pattern = rf"{_LEAD}(?:\s+\w+){{0,2}}?\s+{re.escape(word)}\b|\bstatus\b[^.]{{0,20}}\b{re.escape(word)}\b"
-            if re.search(pattern, low):
-                out.add(status)
-                break
-    return out
+    return {status for status, pattern in _ASSERTIONS.items() if pattern.search(low)}
 
 
 def status_stated(text: str, truth: str) -> bool:
