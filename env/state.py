@@ -64,7 +64,9 @@ class EpisodeState:
         errors: every error result, in order.
         final_text: the visible text of the last assistant message, once done.
         done: whether the episode has ended.
-        extra: per-tool records other environments add (returns started, questions asked).
+        extra: per-tool records other environments add (returns started, questions asked,
+            ``recommended_facts`` of the latest list and ``recommendation_lists``: every
+            ``recommend_products`` list in order with its facts, which journey grades per step).
     """
 
     cart: dict[CartKey, int] = field(default_factory=dict)

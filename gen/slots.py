@@ -143,6 +143,11 @@ VOCAB: dict[str, tuple[SlotSpec, ...]] = {
         ("steps.#.goal", "text", "item", True),
         ("steps.#.ref", "order_ref", "order number", False),
         ("steps.#.price_max", "money", "budget", False),
+        # A step's optional details, said or left out with p_missing like the
+        # sub-environment's own (discovery/substitution constraints, a status order day).
+        *((f"steps.#.{p}", k, lab, r) for p, k, lab, r in _CONSTRAINTS[1:]),
+        ("steps.#.k_rec", "count", "number of options", False),
+        ("steps.#.order_date", "date", "order date", False),
     ),
 }
 

@@ -60,7 +60,7 @@ _COMMON = ("T_max", "B_tool", "p_missing", "p_noise")
 ENVS: tuple[EnvSpec, ...] = (
     _spec(
         "discovery",
-        "1.0",
+        "1.1",
         "find products meeting m constraints and recommend k of them",
         *_COMMON,
         "m",
@@ -68,10 +68,11 @@ ENVS: tuple[EnvSpec, ...] = (
         "top_k",
         "eps_rank",
         "p_oos",
+        "p_switch",
     ),
     _spec(
         "substitution",
-        "1.0",
+        "1.1",
         "recommend compatible substitutes for an out-of-stock product",
         *_COMMON,
         "m",
@@ -79,6 +80,7 @@ ENVS: tuple[EnvSpec, ...] = (
         "top_k",
         "eps_rank",
         "p_oos",
+        "p_switch",
     ),
     _spec(
         "cart",
@@ -118,8 +120,8 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "1.0",
-        "several sub-intents from the other environments in one conversation",
+        "2.0",
+        "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",
         "H_orders",

@@ -1,4 +1,9 @@
-"""Verifier of ``journey`` (see ``shopgen.gen.tasks.journey`` for the task)."""
+"""Verifier of ``journey`` (see ``shopgen.gen.tasks.journey`` for the task).
+
+Each step is graded by its own environment's verifier on a view of the shared final state:
+its paragraph of the final text, the questions named as the sub-environment calls them, and —
+for recommend-steps — the last recommendation list that belongs to it (:func:`owned_lists`).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import Any
 
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
-from shopgen.gen.tasks.journey import sub_task
+from shopgen.gen.tasks.journey import RECOMMEND_ENVS, sub_task
 from shopgen.schemas.envs import env_spec, load_entry_point
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import compose
@@ -16,11 +21,47 @@ from shopgen.verifiers.reward import compose
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 
 
-def step_state(state: EpisodeState, i: int, text: str | None) -> EpisodeState:
+def recommend_categories(step: dict[str, Any]) -> set[str]:
+    """The leaf categories a recommend-step asks for (empty for other steps)."""
+    goal = step["goal"]
+    if step["env"] in ("discovery", "substitution"):
+        return {goal["constraints"]["category"]}
+    if step["env"] == "bundle":
+        return {c["category"] for c in goal["categories"]}
+    return set()
+
+
+def owned_lists(
+    steps: list[dict[str, Any]], lists: list[dict[str, Any]]
+) -> dict[int, dict[str, Any]]:
+    """Step index → the last recommendation list that belongs to that step.
+
+    A list belongs to the recommend-step whose categories hold most of its products (by the
+    categories the runtime recorded; ties go to the earlier step); a list holding none of any
+    step's categories belongs to none. Steps' categories are disjoint by construction, so a
+    right list is always owned by its own step, and a dump of every search hit is owned by one
+    step at most (and graded there as the over-long list it is).
+    """
+    cats = {i: recommend_categories(s) for i, s in enumerate(steps) if s["env"] in RECOMMEND_ENVS}
+    owned: dict[int, dict[str, Any]] = {}
+    for entry in lists:
+        facts = entry.get("facts", {})
+        found = [facts.get(pid, {}).get("category_id") for pid in entry["product_ids"]]
+        counts = {i: sum(c in want for c in found) for i, want in cats.items()}
+        best = max(counts, key=lambda i: (counts[i], -i), default=None)
+        if best is not None and counts[best] > 0:
+            owned[best] = entry
+    return owned
+
+
+def step_state(
+    state: EpisodeState, i: int, text: str | None, listed: dict[str, Any] | None = None
+) -> EpisodeState:
     """The shared final state as step ``i``'s verifier reads it.
 
     Its text is ``text``; the questions the customer answered name this step's slots as the
-    sub-environment calls them (``steps.1.tier`` → ``tier``).
+    sub-environment calls them (``steps.1.tier`` → ``tier``); its recommendations are
+    ``listed`` (the list it owns, or none) when given.
     """
     prefix = f"steps.{i}."
     questions = [
@@ -32,8 +73,12 @@ def step_state(state: EpisodeState, i: int, text: str | None) -> EpisodeState:
         }
         for q in state.extra.get("questions", [])
     ]
+    extra = {**state.extra, "questions": questions}
+    if listed is None:
+        return dataclasses.replace(state, final_text=text, extra=extra)
+    extra["recommended_facts"] = dict(listed.get("facts", {}))
     return dataclasses.replace(
-        state, final_text=text, extra={**state.extra, "questions": questions}
+        state, final_text=text, extra=extra, recommendations=list(listed.get("product_ids", []))
     )
 
 
@@ -51,12 +96,13 @@ def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]])
     """Mean of the steps' r_task, each graded by its own environment's verifier."""
     steps = task.decoded("goal")["steps"]
     per_step = texts(state.final_text, len(steps))
+    owned = owned_lists(steps, state.extra.get("recommendation_lists", []))
     scores = []
     for i, step in enumerate(steps):
         sub_verify = load_entry_point(env_spec(step["env"]).verifier)
-        scores.append(
-            sub_verify(sub_task(task, step), step_state(state, i, per_step[i]), transcript)
-        )
+        listed = owned.get(i, {}) if step["env"] in RECOMMEND_ENVS else None
+        view = step_state(state, i, per_step[i], listed)
+        scores.append(sub_verify(sub_task(task, step, i), view, transcript))
     r_task = sum(s.r_task for s in scores) / len(scores)
     details = {
         "steps": [

@@ -37,6 +37,12 @@ def recommend_products(ctx: ToolContext, product_ids: list[str]) -> dict[str, An
     # Verifiers have no catalog handle: what they grade (constraints, stock in this episode)
     # is recorded here, by the runtime, so a replayed transcript cannot fake it.
     ctx.state.extra["recommended_facts"] = facts
+    # Every list in order, with its facts: a journey answers several recommendation requests
+    # in one conversation and grades each on its own list (single-request verifiers keep
+    # reading the latest list above).
+    ctx.state.extra.setdefault("recommendation_lists", []).append(
+        {"product_ids": list(product_ids), "facts": facts}
+    )
     return {"recommended": list(product_ids), "count": len(product_ids)}
 
 

@@ -9,6 +9,7 @@ drops optional slots, writes the user script, runs the oracle and replays it.
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -181,6 +182,19 @@ class GenContext:
         """An ISO timestamp ``days`` before the simulated now."""
         return (self.now() - timedelta(days=days)).isoformat(timespec="minutes")
 
+    @property
+    def root(self) -> GenContext:
+        """The context that owns the shared caches (itself; a :class:`CustomerView`'s parent).
+
+        Per-catalog caches (category tables, search-free indexes) are keyed by ``ctx.root`` so
+        that a customer view reuses them instead of rebuilding them per task.
+        """
+        return self
+
+    def for_customer(self, user_id: str, *, today: date | None = None) -> CustomerView:
+        """This context bound to one customer (and optionally another day); see CustomerView."""
+        return CustomerView(self, user_id, today=today)
+
 
 def pick(rng: np.random.Generator, options: list[Any] | tuple[Any, ...]) -> Any:
     """One element of a non-empty sequence, uniformly."""
@@ -235,3 +249,38 @@ def _slice(frame: pl.DataFrame, keys: np.ndarray, key: str) -> pl.DataFrame:
     lo = int(np.searchsorted(keys, key, side="left"))
     hi = int(np.searchsorted(keys, key, side="right"))
     return frame.slice(lo, hi - lo)
+
+
+class CustomerView:
+    """A :class:`GenContext` seen by one customer: every draw of a customer yields them.
+
+    A journey composes several generators in one conversation with one customer. Each
+    generator keeps its signature ``generate(ctx, d, axes, rng)`` and draws its customer as it
+    always does, from :attr:`user_ids` or :meth:`customers_with_orders`; on a view both hold
+    only the bound customer (or nothing, when they have too few orders, which the generators
+    turn into :class:`Redraw`). ``today`` may differ from the catalog's (a return fixes the
+    episode's day). Everything else — frames, caches, the policy engine — is the parent's,
+    read through, so a view costs nothing to make; standalone generation never sees one.
+    """
+
+    def __init__(self, root: GenContext, user_id: str, *, today: date | None = None) -> None:
+        self.root = root.root
+        self.customer = user_id
+        self.today: date = today or root.today
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.root, name)
+
+    @property
+    def user_ids(self) -> list[str]:
+        """The bound customer only."""
+        return [self.customer]
+
+    def customers_with_orders(self, at_least: int) -> list[str]:
+        """The bound customer when they have at least ``at_least`` orders, else nobody."""
+        pool = self.root.customers_with_orders(at_least)
+        i = bisect_left(pool, self.customer)
+        return [self.customer] if i < len(pool) and pool[i] == self.customer else []
+
+    now = GenContext.now
+    days_ago = GenContext.days_ago

@@ -32,236 +32,39 @@ Version history:
 
 from __future__ import annotations
 
-import re
-import weakref
-from dataclasses import dataclass, replace
-from datetime import timedelta
-from functools import cached_property
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
-import polars as pl
 
 from shopgen.gen.difficulty import Theta
 from shopgen.gen.schedules import cart_items, p_history_ref, p_quantity_gt1, p_variant
 from shopgen.gen.slots import Slot, make_slot
 from shopgen.gen.switches import Switch, plan_switch
 from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, pick, shown_ids
+from shopgen.gen.tasks.cart_items import (
+    SEEN_WHEN,
+    CartIndex,
+    Item,
+    cart_index,
+    describe,
+    draw_item,
+    visit_history,
+    words,
+)
+from shopgen.gen.tasks.cart_plan import plan_turn, read_results, split_intents, sync
 from shopgen.schemas.task import TaskRow
 
-_WORD = re.compile(r"[a-z0-9]+")
-#: How the customer says when they looked at a product → how long ago, in hours.
-SEEN_WHEN: dict[str, int] = {
-    "this morning": 3,
-    "yesterday": 26,
-    "two days ago": 50,
-    "three days ago": 74,
-    "last week": 170,
-}
-#: Products drawn before giving up on an item (the caller then redraws the task).
-_TRIES = 16
-
-
-def words(text: str) -> tuple[str, ...]:
-    """Lower-case alphanumeric words: the unit of the uniqueness check and of search."""
-    return tuple(_WORD.findall(text.lower()))
-
-
-class CartIndex:
-    """Per-catalog lookups the cart generator needs, built once per :class:`GenContext`."""
-
-    def __init__(self, ctx: GenContext) -> None:
-        self.ctx = ctx
-
-    @cached_property
-    def frame(self) -> pl.DataFrame:
-        """The columns the generator reads, one row per product (row = catalog row)."""
-        return self.ctx.products.select(
-            "row",
-            "product_id",
-            "title",
-            "brand",
-            "category_id",
-            "n_variants",
-            "stock_qty",
-            "key_attrs",
-        )
-
-    @cached_property
-    def word_rows(self) -> dict[str, np.ndarray]:
-        """Title word → sorted rows of the products whose title holds it (an inverted index)."""
-        exploded = (
-            self.frame.select(
-                "row", pl.col("title").str.to_lowercase().str.extract_all(r"[a-z0-9]+").alias("w")
-            )
-            .explode("w")
-            .unique()
-            .group_by("w")
-            .agg(pl.col("row").sort())
-        )
-        return {
-            w: np.asarray(rows, dtype=np.int64)
-            for w, rows in zip(exploded["w"].to_list(), exploded["row"].to_list(), strict=True)
-        }
-
-    def matching(self, desc: str) -> np.ndarray:
-        """Rows of every product whose title holds all the words of ``desc``."""
-        rows: np.ndarray | None = None
-        for w in sorted(set(words(desc)), key=lambda x: len(self.word_rows.get(x, ()))):
-            hit = self.word_rows.get(w)
-            if hit is None:
-                return np.zeros(0, dtype=np.int64)
-            rows = hit if rows is None else np.intersect1d(rows, hit, assume_unique=True)
-            if rows.size == 0:
-                break
-        return rows if rows is not None else np.zeros(0, dtype=np.int64)
-
-    @cached_property
-    def pools(self) -> dict[str, np.ndarray]:
-        """Rows in stock, split into products sold in several variants and the others."""
-        f = self.frame.filter(pl.col("stock_qty") >= 5)
-        return {
-            "variant": f.filter(pl.col("n_variants") >= 2)["row"].to_numpy(),
-            "plain": f.filter(pl.col("n_variants") <= 1)["row"].to_numpy(),
-            "any": f["row"].to_numpy(),
-        }
-
-    @cached_property
-    def category_rows(self) -> dict[str, np.ndarray]:
-        """Category id → its product rows (look-alikes to mark out of stock)."""
-        grouped = self.frame.group_by("category_id").agg(pl.col("row").sort())
-        return {
-            c: np.asarray(r, dtype=np.int64)
-            for c, r in zip(grouped["category_id"].to_list(), grouped["row"].to_list(), strict=True)
-        }
-
-    @cached_property
-    def leaf_words(self) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
-        """Category id → (product-line words, nouns longest first) of the taxonomy."""
-        out = {}
-        for dept, cat in self.ctx.store_taxonomy.leaves():
-            lines = tuple(cat.lines or dept.lines)
-            out[cat.id] = (lines, tuple(sorted(cat.nouns, key=len, reverse=True)))
-        return out
-
-    @cached_property
-    def ids(self) -> list[str]:
-        """Product id of each frame row (cheap membership tests without building records)."""
-        return self.frame["product_id"].to_list()
-
-    def record(self, row: int) -> dict[str, Any]:
-        """One product row as a dict."""
-        return self.frame.row(int(row), named=True)
-
-
-_INDEXES: weakref.WeakKeyDictionary[GenContext, CartIndex] = weakref.WeakKeyDictionary()
-
-
-def cart_index(ctx: GenContext) -> CartIndex:
-    """The :class:`CartIndex` of ``ctx`` (made on first use, shared by every task)."""
-    index = _INDEXES.get(ctx)
-    if index is None:
-        index = _INDEXES[ctx] = CartIndex(ctx)
-    return index
-
-
-@dataclass(kw_only=True)
-class Item:
-    """One wanted cart line while the task is drawn."""
-
-    product: dict[str, Any]
-    desc: str
-    noun: str
-    variant: dict[str, Any] | None
-    quantity: int
-    seen: str | None = None
-
-    @property
-    def product_id(self) -> str:
-        """The product's id."""
-        return self.product["product_id"]
-
-    def tokens(self) -> set[str]:
-        """The words the customer uses for this item."""
-        return set(words(self.desc))
-
-
-def describe(index: CartIndex, product: dict[str, Any]) -> tuple[str, str] | None:
-    """Words that find ``product`` and no other: ``(description, noun)``, or None.
-
-    Brand + the title's product-line word + the noun; when another product's title holds the
-    same words, a key attribute is added, then a second one.
-    """
-    lines, nouns = index.leaf_words[product["category_id"]]
-    title = product["title"]
-    title_words = set(words(title))
-    noun = next(
-        (n for n in nouns if set(words(n)) <= title_words and n.lower() in title.lower()), None
-    )
-    rest = title[len(product["brand"]) :] if title.startswith(product["brand"]) else title
-    line = next((w for w in rest.split() if w in lines), None)
-    if noun is None or line is None or line.lower() in words(product["brand"]):
-        return None
-    base = [product["brand"], line]
-    for extra in ([], *[[a] for a in product["key_attrs"][:2]], product["key_attrs"][:2]):
-        desc = " ".join([*base, *extra, noun.lower()])
-        if not set(words(desc)) <= title_words:
-            continue
-        if index.matching(desc).tolist() == [product["row"]]:
-            return desc, noun.lower()
-    return None
-
-
-def _pick_variant(
-    ctx: GenContext, product: dict[str, Any], quantity: int, rng: np.random.Generator
-) -> dict[str, Any] | None:
-    """A variant with stock for ``quantity`` whose attribute values single it out."""
-    variants = ctx.store.variants_of(product["product_id"])
-    combos = [tuple(sorted(v["attributes"].items())) for v in variants]
-    good = [
-        v
-        for v, c in zip(variants, combos, strict=True)
-        if v["stock_qty"] >= quantity and v["attributes"] and combos.count(c) == 1
-    ]
-    return pick(rng, good) if good else None
-
-
-def _draw_item(
-    ctx: GenContext,
-    index: CartIndex,
-    rng: np.random.Generator,
-    taken: list[Item],
-    *,
-    kind: str,
-    quantity: int,
-) -> Item:
-    """One item of a new category and brand whose words no other item shares."""
-    pool = index.pools[kind]
-    used_words = set().union(*(it.tokens() for it in taken)) if taken else set()
-    used_cats = {it.product["category_id"] for it in taken}
-    used_brands = {it.product["brand"] for it in taken}
-    for _ in range(_TRIES):
-        product = index.record(pool[int(rng.integers(pool.size))])
-        if product["category_id"] in used_cats or product["brand"] in used_brands:
-            continue
-        described = describe(index, product)
-        if described is None or set(words(described[0])) & used_words:
-            continue
-        variant = None
-        if product["n_variants"] >= 2:
-            variant = _pick_variant(ctx, product, quantity, rng)
-            if variant is None:
-                continue
-        elif product["n_variants"] == 1:
-            variant = ctx.store.variants_of(product["product_id"])[0]
-        return Item(
-            product=product,
-            desc=described[0],
-            noun=described[1],
-            variant=variant,
-            quantity=quantity,
-        )
-    raise Redraw("no describable product for a cart item")
+__all__ = [
+    "SEEN_WHEN",
+    "CartIndex",
+    "Item",
+    "cart_index",
+    "describe",
+    "generate",
+    "oracle",
+    "words",
+]
 
 
 def _quantity(d: int, rng: np.random.Generator) -> int:
@@ -279,39 +82,6 @@ def _item_slots(i: int, it: Item, wants_variant: bool) -> list[Slot]:
     return out
 
 
-def _history(
-    ctx: GenContext, index: CartIndex, items: list[Item], rng: np.random.Generator
-) -> list[dict[str, Any]]:
-    """The visit history: history items at their times, plus views of other categories."""
-    targets = [it for it in items if it.seen is not None]
-    if not targets:
-        return []
-    cats = {it.product["category_id"] for it in items}
-    nouns = [set(words(it.noun)) for it in targets]
-    views = [(SEEN_WHEN[it.seen], it.product) for it in targets]
-    pool = index.pools["any"]
-    want = int(rng.integers(2, 6))
-    for _ in range(want * 4):
-        if len(views) >= len(targets) + want:
-            break
-        p = index.record(pool[int(rng.integers(pool.size))])
-        tw = set(words(p["title"]))
-        if p["category_id"] in cats or any(n <= tw for n in nouns):
-            continue
-        cats.add(p["category_id"])
-        views.append((int(rng.integers(1, 400)), p))
-    views.sort(key=lambda v: (v[0], v[1]["product_id"]))
-    now = ctx.now()
-    return [
-        {
-            "product_id": p["product_id"],
-            "title": p["title"],
-            "viewed_at": (now - timedelta(hours=h)).isoformat(timespec="minutes"),
-        }
-        for h, p in views
-    ]
-
-
 def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> Draft:
     """Draw the items, how each is described, the history, out-of-stock look-alikes, a switch."""
     index = cart_index(ctx)
@@ -319,7 +89,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     wants: list[bool] = []
     for _ in range(cart_items(d)):
         needs_variant = bool(rng.random() < p_variant(d))
-        it = _draw_item(
+        it = draw_item(
             ctx,
             index,
             rng,
@@ -339,7 +109,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     episode = {
         "user_id": pick(rng, ctx.user_ids),
         "today": ctx.today.isoformat(),
-        "visit_history": _history(ctx, index, items, rng),
+        "visit_history": visit_history(ctx, index, items, rng),
         "out_of_stock": oos,
     }
     facts = {}
@@ -370,14 +140,14 @@ def _switch(
                 options.setdefault("change_variant", {})[name] = values
         if it.seen is None and it.product["n_variants"] == 0:
             try:
-                alt = _draw_item(ctx, index, rng, items, kind="plain", quantity=it.quantity)
+                alt = draw_item(ctx, index, rng, items, kind="plain", quantity=it.quantity)
             except Redraw:
                 continue
             if alt.product["n_variants"] == 0:
                 extra[f"items.{i}.desc"] = alt
                 options.setdefault("swap_item", {})[f"items.{i}.desc"] = [alt.desc]
     try:
-        new = _draw_item(ctx, index, rng, items, kind="plain", quantity=1)
+        new = draw_item(ctx, index, rng, items, kind="plain", quantity=1)
         name = f"items.{len(items)}.desc"
         extra[name] = new
         options["add_item"] = {name: [new.desc]}
@@ -487,142 +257,7 @@ def _goal(final: list[Item]) -> dict[str, Any]:
 # --- Oracle --------------------------------------------------------------------------------
 
 
-@dataclass(kw_only=True)
-class _Intent:
-    """What the oracle knows it must put in the cart for one item, and how far it got."""
-
-    index: int
-    desc: str
-    history: bool
-    target: dict[str, Any]
-    omitted: list[tuple[str, Any]]
-    located: bool = False
-    retried: bool = False
-    variants_known: bool = False
-    added: bool = False
-
-
-def _question(desc: str, omitted: list[tuple[str, Any]]) -> str:
-    """One question about every detail of an item the customer left out."""
-    axes = [n.split(".")[-1].replace("_", " ") for n, _ in omitted if ".variant." in n]
-    asks = [f"which {' and which '.join(axes)} would you like"] if axes else []
-    if any(n.endswith(".qty") for n, _ in omitted):
-        asks.append("how many units do you need")
-    return f"For the {desc}: {', and '.join(asks)}?"
-
-
-def _intents(
-    goal: dict[str, Any], slots: dict[str, dict[str, Any]], changes: dict[str, Any]
-) -> tuple[list[_Intent], list[_Intent]]:
-    """The customer's items as first stated, and as they stand once the switch is said."""
-    final = goal["items"]
-    first, last = [], []
-    n = sum(1 for name in slots if name.endswith(".desc"))
-    for i in range(n):
-        omitted = [
-            (name, changes.get(name, s["value"]))
-            for name, s in slots.items()
-            if name.startswith(f"items.{i}.") and s["omitted"]
-        ]
-        desc = slots[f"items.{i}.desc"]["value"]
-        history = f"items.{i}.seen" in slots
-        first.append(_Intent(index=i, desc=desc, history=history, target={}, omitted=omitted))
-    for i, target in enumerate(final):
-        desc = changes.get(f"items.{i}.desc", first[i].desc if i < n else target["desc"])
-        omitted = first[i].omitted if i < n else []
-        last.append(
-            _Intent(index=i, desc=desc, history=target["history"], target=target, omitted=omitted)
-        )
-    return first, last
-
-
-def _plan_turn(
-    intents: list[_Intent], state: dict[str, Any], budget: int
-) -> list[tuple[tuple[str, dict[str, Any]], Any]]:
-    """The next turn's calls (at most ``budget``), each with what it is for."""
-    calls: list[tuple[tuple[str, dict[str, Any]], Any]] = []
-    if any(it.history for it in intents) and not state["history"]:
-        calls.append((call("user_get_visit_history"), "history"))
-    for it in intents:
-        if it.history:
-            continue
-        if it.desc not in state["searched"]:
-            calls.append((call("catalog_search", query=it.desc), ("search", it.desc)))
-        elif not it.located and state["searched"][it.desc] is None and not it.retried:
-            query = it.target.get("title", it.desc).split(",")[0]
-            calls.append((call("catalog_search", query=query), ("retry", it)))
-    for it in intents:
-        if it.omitted and it.index not in state["asked"]:
-            calls.append((call("ask_user", question=_question(it.desc, it.omitted)), ("ask", it)))
-    if state["revealed"]:
-        for it in intents:
-            if it.located and it.target["n_variants"] >= 2 and not it.variants_known:
-                calls.append(
-                    (call("catalog_get_variants", product_id=it.target["product_id"]), ("var", it))
-                )
-        for it in intents:
-            ready = it.located and (it.target["n_variants"] < 2 or it.variants_known)
-            if ready and not it.added and (not it.omitted or it.index in state["answered"]):
-                args = {"product_id": it.target["product_id"], "quantity": it.target["quantity"]}
-                if it.target["n_variants"] >= 2:
-                    args["variant_id"] = it.target["variant_id"]
-                calls.append((call("cart_add", **args), ("add", it)))
-    return calls[:budget]
-
-
-def _read(
-    planned: list[tuple[tuple[str, dict[str, Any]], Any]],
-    results: list[dict[str, Any]],
-    intents: list[_Intent],
-    state: dict[str, Any],
-) -> None:
-    """Update what the oracle knows from one turn's results (tool results come in call order)."""
-    for (_, purpose), result in zip(planned, results, strict=False):
-        if purpose == "history":
-            state["history"] = True
-            seen = set(shown_ids(result))
-            for it in intents:
-                if it.history:
-                    it.located = it.target.get("product_id") in seen
-        elif purpose[0] in ("search", "retry"):
-            seen = set(shown_ids(result))
-            if purpose[0] == "search":
-                state["searched"][purpose[1]] = seen
-            for it in intents:
-                if not it.history and (
-                    (purpose[0] == "search" and it.desc == purpose[1])
-                    or (purpose[0] == "retry" and it is purpose[1])
-                ):
-                    it.located = it.target.get("product_id") in seen
-                    if not it.located and purpose[0] == "search":
-                        state["searched"][it.desc] = None
-                    it.retried = it.retried or purpose[0] == "retry"
-        elif purpose[0] == "ask":
-            it = purpose[1]
-            state["asked"].add(it.index)
-            reply = str(result.get("reply", ""))
-            if all(str(v) in reply for _, v in it.omitted):
-                state["answered"].add(it.index)
-        elif purpose[0] == "var":
-            it = purpose[1]
-            it.variants_known = it.target["variant_id"] in shown_ids(result, "variant_id")
-            if not it.variants_known:
-                raise Redraw("the wanted variant is not listed")
-        elif purpose[0] == "add":
-            if "error" in result:
-                raise Redraw(f"cart_add refused: {result}")
-            purpose[1].added = True
-
-
-def _sync(first: list[_Intent], last: list[_Intent], state: dict[str, Any]) -> None:
-    """Carry what was learnt about the first-stated items over to the final ones."""
-    for old in first:
-        for new in last:
-            if new.index == old.index and new.desc == old.desc:
-                searched = state["searched"].get(new.desc)
-                new.located = bool(searched) and new.target["product_id"] in searched
-                if new.history:
-                    new.located = state["history"] and new.target["product_id"] in state["shown"]
+# --- Oracle --------------------------------------------------------------------------------
 
 
 def oracle(task: TaskRow) -> Oracle:
@@ -633,7 +268,7 @@ def oracle(task: TaskRow) -> Oracle:
     slots = {s["name"]: s for s in script["slots"] if s["name"].startswith("items.")}
     switch = script.get("switch")
     changes = dict(switch["changes"]) if switch else {}
-    first, last = _intents(goal, slots, changes)
+    first, last = split_intents(goal, slots, changes)
     state: dict[str, Any] = {
         "history": False,
         "searched": {},
@@ -645,7 +280,7 @@ def oracle(task: TaskRow) -> Oracle:
     intents = last if switch is None else first
     turns = 0
     while not all(it.added for it in last):
-        planned = _plan_turn(intents, state, budget)
+        planned = plan_turn(intents, state, budget)
         if not planned:
             raise Redraw("the oracle cannot make progress (search never showed a target)")
         adds_left = sum(not it.added for it in intents) - sum(
@@ -657,12 +292,12 @@ def oracle(task: TaskRow) -> Oracle:
         turns += 1
         for r in results:
             state["shown"].update(shown_ids(r))
-        _read(planned, results, intents, state)
+        read_results(planned, results, intents, state)
         if not state["revealed"]:
             if not any("customer" in r or "reply" in r for r in results):
                 raise Redraw("the change of mind was not said after the first turn")
             state["revealed"] = True
-            _sync(first, last, state)
+            sync(first, last, state)
             intents = last
     if not any(p[1] == "view" for p in planned) and turns + 2 <= t_max:
         yield [call("cart_view")]

@@ -282,10 +282,11 @@ def _text(value: Any) -> str | None:
 
 
 def tables(ctx: GenContext) -> Tables:
-    """The context's :class:`Tables`, made once and cached on the context."""
-    cache = ctx.__dict__.setdefault("_constraint_tables", None)
+    """The context's :class:`Tables`, made once and cached on the context's root."""
+    root = ctx.root
+    cache = root.__dict__.setdefault("_constraint_tables", None)
     if cache is None:
-        cache = ctx.__dict__["_constraint_tables"] = Tables(ctx)
+        cache = root.__dict__["_constraint_tables"] = Tables(root)
     return cache
 
 

@@ -6,11 +6,13 @@ Customer wants:
     values, drawn from a real in-stock target product so the feasible set is never empty.
     Optional constraints (and the number of options) are omitted with p_missing and must be
     asked for. What matters most to them (price, rating, speed, brands) is a fact they state
-    when asked.
+    when asked. With p_switch(d) they change one constraint after the first turn: a raised
+    budget (×1.25) or another value of a stated attribute that still leaves more than k_rec
+    in-stock products (``recsearch.plan_change``).
 Tools offered:
     catalog_search, catalog_get_product, catalog_get_variants, recommend_products, ask_user.
 Hidden goal:
-    ``constraints`` (every one, said or omitted), the customer's ``preference`` (weights from
+    ``constraints`` (every one, said or omitted, as they stand after any switch), the customer's ``preference`` (weights from
     the users table, normalised over the category), the exact feasible set from a vectorised
     filter of the category (``feasible``: the best FEASIBLE_CAP in-stock rows
     ``[id, utility, brand]``; ``feasible_size``, ``feasible_in_stock``), ``out_of_stock``
@@ -25,11 +27,13 @@ Reward and is_correct:
     within T_max is redrawn, so the threshold is always reachable with the tools.
 Difficulty axes used:
     m (constraints), k_rec (options), p_missing (omitted constraints), p_oos (out-of-stock
-    feasible products), top_k and eps_rank (what search shows), T_max, B_tool, p_noise.
+    feasible products), top_k and eps_rank (what search shows), p_switch (a changed
+    constraint: the goal and feasible set are the final intent's), T_max, B_tool, p_noise.
 Episode end:
     the first assistant message without a tool call.
 Version history:
     1.0 — first version.
+    1.1 — p_switch: a changed budget or attribute value, said after the first turn.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ from shopgen.gen.tasks.constraints import (
     string_attrs,
     tables,
 )
-from shopgen.gen.tasks.recsearch import ask_question, play, query
+from shopgen.gen.tasks.recsearch import ask_question, final_values, plan_change, play, query
 from shopgen.schemas.task import TaskRow
 
 #: Constraint kinds besides attributes, in the order slots are listed.
@@ -60,7 +64,7 @@ PRIORITY_WORDS = ["priority", "matters most", "most important", "prefer"]
 
 
 def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> Draft:
-    """Draw a target product, m−1 constraints it meets, a customer, and the feasible set."""
+    """Draw a target product, m−1 constraints it meets, a customer, a switch, the feasible set."""
     k = int(axes.k_rec)
     products = ctx.products
     category = products["category_id"][int(rng.integers(products.height))]
@@ -70,14 +74,16 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         raise Redraw("the target product is out of stock in the catalog")
     pool = [*KINDS, *(f"attrs.{a}" for a in string_attrs(frame, target))]
     values = choose_constraints(frame, target, pool, int(axes.m) - 1, k + 1, rng)
-    cons = constraints_from(category, values)
     user_id = pick(rng, ctx.user_ids)
-    pref = preference(ctx, user_id, category)
-    fs = feasible_set(ctx, cons, pref, k=k, p_oos=float(axes.p_oos), rng=rng)
     name = ctx.store_taxonomy.leaves()[_leaf_index(ctx)[category]][1].name.lower()
     slots: list[Slot] = [make_slot("discovery", "category", name, required=True)]
     slots += [make_slot("discovery", kind, values[kind]) for kind in values]
     slots.append(make_slot("discovery", "k_rec", k))
+    switch = plan_change("discovery", frame, slots, values, k, axes, rng)
+    final = {**values, **dict(switch.changes)} if switch else values
+    cons = constraints_from(category, final)
+    pref = preference(ctx, user_id, category)
+    fs = feasible_set(ctx, cons, pref, k=k, p_oos=float(axes.p_oos), rng=rng)
     goal = {
         "category_name": name,
         "constraints": cons.to_dict(),
@@ -93,15 +99,16 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
             "keywords": PRIORITY_WORDS,
         }
     }
-    return Draft(slots=tuple(slots), goal=goal, episode=episode, facts=facts)
+    return Draft(slots=tuple(slots), goal=goal, episode=episode, switch=switch, facts=facts)
 
 
 def _leaf_index(ctx: GenContext) -> dict[str, int]:
-    """Category id → its position in the taxonomy's leaves (cached on the context)."""
-    cache = ctx.__dict__.get("_leaf_index")
+    """Category id → its position in the taxonomy's leaves (cached on the context's root)."""
+    root = ctx.root
+    cache = root.__dict__.get("_leaf_index")
     if cache is None:
-        leaves = ctx.store_taxonomy.leaves()
-        cache = ctx.__dict__["_leaf_index"] = {c.id: i for i, (_, c) in enumerate(leaves)}
+        leaves = root.store_taxonomy.leaves()
+        cache = root.__dict__["_leaf_index"] = {c.id: i for i, (_, c) in enumerate(leaves)}
     return cache
 
 
@@ -115,19 +122,25 @@ def said_words(slots: dict[str, dict[str, Any]], *, known: bool) -> list[Any]:
 
 
 def oracle(task: TaskRow) -> Oracle:
-    """Ask for what was omitted, search with the constraints, recommend the best shown list."""
+    """Ask for what was omitted, search with the constraints, recommend the best shown list.
+
+    With a change of mind (said after the first turn) the first turn searches with what was
+    said before it, and the later searches with the final values.
+    """
     goal = task.decoded("goal")
-    slots = {s["name"]: s for s in task.decoded("user_script")["slots"]}
+    script = task.decoded("user_script")
+    slots = {s["name"]: s for s in script["slots"]}
+    finals = final_values(slots, script.get("switch"))
     omitted = [s for s in slots.values() if s["omitted"]]
     name = goal["category_name"]
     first: list = []
     said = query(*said_words(slots, known=False), name)
     if omitted:
         first.append(call("ask_user", question=ask_question(omitted)))
-        if task.axis("B_tool") > 1:
-            first.append(call("catalog_search", query=said))
-    full = query(*said_words(slots, known=True), name)
-    queries = [] if len(first) > 1 and full == said else [full]
+    if (omitted and task.axis("B_tool") > 1) or (not omitted and script.get("switch")):
+        first.append(call("catalog_search", query=said))
+    full = query(*said_words(finals, known=True), name)
+    queries = [] if any(c[0] == "catalog_search" for c in first) and full == said else [full]
     attrs = list(goal["constraints"]["attrs"].values())
     return play(
         task,

@@ -1,11 +1,32 @@
-"""journey — several requests in one conversation.
+"""journey — several requests in one conversation, by one customer.
 
 Customer wants:
-    L(d) = ``journey_length(d)`` things done in one conversation, drawn from the other
-    environments: where an order is (status), a store-policy answer (policy), a set of
-    products for a project (bundle, from d = 4 where its searches fit the turns). The first
-    message names each request (what to do, about what, the order number or budget when there
-    is one); every other fact a request needs the customer gives when asked.
+    L(d) = ``journey_length(d)`` things done in one conversation, each drawn from another
+    environment (``SUB_ENVS``: discovery, substitution, cart, returns, status, policy, bundle,
+    each usable from the least d at which its oracle fits the turns next to others). Every
+    step belongs to the journey's one customer (their preferences, visit history and orders).
+First message (what a policy reads):
+    one sentence listing the steps in step order, each rendered ``<action> <goal>`` with
+    ``under <budget>`` and ``(order <ref>)`` appended when said (``templates/journey``). The
+    ``action`` word names the sub-environment (:data:`ACTIONS`): "find suggestions for"
+    (discovery; goal = the kind of product), "find a replacement for" (substitution; goal = the
+    product's title words, it is in the visit history and out of stock), "add to my cart"
+    (cart; goal = the items by their description, "the <noun> I looked at <when>" for history
+    items), "sort out a return for" (returns; goal = "the <item>", the order number when
+    said), "check on" (status; goal = "my <item> order (<what they want>)" or "my order",
+    the order number when said), "ask about" (policy; goal = the topic), "get everything for"
+    (bundle; goal = the project, its budget when there is one). A discovery or substitution
+    step may add its constraints and number of options (``from <brand> under <price> rated
+    <r> or better delivered within <n days> <attr> <value> (<k> options)``), a status step
+    ``placed on <day>``: each such detail (:data:`DETAILS`, journey slot
+    ``steps.<i>.<name>``) is dropped with p_missing like in its own environment. Every other
+    fact a step needs (dropped details, variants, quantities, reasons, the policy facts, the
+    bundle's list) is known to the customer and given only when asked; a question about one
+    step is best phrased with that step's goal words (the customer narrows to it).
+Final answer layout:
+    one paragraph per step, in step order, separated by a blank line; a step's text facts
+    (status, dates, policy answer, a refused return's reason) are graded on its own paragraph
+    when the message has exactly one paragraph per step, else on the whole message.
 Tools offered:
     the union of the sub-environments' tools (``ENV_TOOLS["journey"]``).
 Hidden goal:
@@ -13,31 +34,43 @@ Hidden goal:
     hidden goal and the views of its episode and user script that its oracle and verifier read
     (slot names as the sub-environment knows them; a slot the journey message does not say is
     ``omitted``).
-Composition (why only these sub-environments):
-    the sub-generators draw their own customer and take no user id, so a journey holds at most
-    one customer-bound request (status) and any customer-free ones (policy, bundle); each
-    environment appears at most once, because ``recommend_products`` keeps only the latest
-    list and a policy or status answer is graded from its own paragraph. So L(d) is capped at
-    the number of usable sub-environments (3). discovery, substitution, cart and returns are
-    not composed yet: they are customer-bound (a second customer) or share the cart/list.
+Composition rules (why every draw is sound):
+    - one customer: drawn first (with at least H_orders(d) orders); customer-bound generators
+      run on ``ctx.for_customer(user_id)`` (a :class:`~shopgen.gen.tasks.base.CustomerView`),
+      so their own draw of a customer yields this one. A returns step is drawn first: it fixes
+      the episode's day, and the other steps are drawn on that day.
+    - at most one order step (status or returns): each fixes which orders the account shows.
+    - product-bound steps (discovery, substitution, bundle, cart, returns) use disjoint leaf
+      categories, so one step's out-of-stock marks never touch another's products, and each
+      recommendation list names the step it answers.
+    - one cart: at most one cart step (each environment appears at most once).
+    - recommendation lists: the runtime records every ``recommend_products`` call
+      (``state.extra["recommendation_lists"]``). A list belongs to the recommend-step
+      (discovery, substitution, bundle) whose categories hold most of its products (ties to
+      the earlier step; a list with none of them belongs to no step), and each step is graded
+      on the last list that belongs to it.
+    - sub-draws have no switch of their own (p_switch = 0); the journey draws at most one.
 Reward and is_correct:
-    ``verifiers.journey`` runs each sub-verifier's logic on the shared final state (for text
-    answers, on the final message's paragraph of that step when the message has one paragraph
-    per step, else on the whole message); r_task is the mean of the sub r_tasks; correct iff
-    every step is.
+    ``verifiers.journey`` runs each sub-verifier's logic on the shared final state; r_task is
+    the mean of the sub r_tasks; correct iff every step is.
 Difficulty axes used:
-    L(d) via journey_length, p_switch (the customer raises a bundle budget), H_orders and
-    p_missing through the status and policy steps, p_noise, T_max, B_tool.
+    L(d) via journey_length, p_switch (the customer raises a bundle budget), p_missing (the
+    steps' details dropped from the message), H_orders (orders on the account for
+    status/returns steps), and through the steps m, k_rec, top_k, eps_rank, p_oos, B_branch,
+    p_noise, T_max, B_tool.
 Episode end:
     the first assistant message without a tool call.
 Version history:
-    1.0 — first version.
+    1.0 — first version (status, policy, bundle).
+    2.0 — all seven sub-environments, one customer per journey, per-step recommendation lists.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+from datetime import date
 from typing import Any
 
 import numpy as np
@@ -47,52 +80,145 @@ from shopgen.gen.schedules import journey_length
 from shopgen.gen.seeding import stream
 from shopgen.gen.slots import Slot, make_slot
 from shopgen.gen.switches import plan_switch
-from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw
+from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, pick
 from shopgen.schemas.envs import env_spec, load_entry_point
 from shopgen.schemas.task import TaskRow
 
-#: Sub-environments a journey composes, and the least d at which each fits the turns.
-SUB_ENVS: dict[str, int] = {"status": 0, "policy": 0, "bundle": 4}
+#: Sub-environments a journey composes, and the least d at which each fits the turns next to
+#: a policy step (measured on a 5,000-product catalog: below it no draw of 40 fits
+#: T_max·B_tool; at it most first draws do).
+SUB_ENVS: dict[str, int] = {
+    "status": 0,
+    "policy": 0,
+    "returns": 2,
+    "discovery": 2,
+    "substitution": 2,
+    "cart": 2,
+    "bundle": 4,
+}
 #: What each step asks for, as the journey template's ``action`` word.
-ACTIONS = {"status": "check on", "policy": "ask about", "bundle": "get everything for"}
+ACTIONS = {
+    "discovery": "find suggestions for",
+    "substitution": "find a replacement for",
+    "cart": "add to my cart",
+    "returns": "sort out a return for",
+    "status": "check on",
+    "policy": "ask about",
+    "bundle": "get everything for",
+}
+#: Steps that read or change the customer's orders (at most one per journey).
+ORDER_ENVS = frozenset({"status", "returns"})
+#: Steps answered by a recommendation list.
+RECOMMEND_ENVS = frozenset({"discovery", "substitution", "bundle"})
+#: Steps that draw no customer: they run on the catalog's own context.
+CUSTOMER_FREE = frozenset({"policy", "bundle"})
+#: Draws of one step (for the journey's customer) before the whole journey is redrawn.
+SUB_TRIES = 4
+#: Optional sub-slots the journey message may say as ``steps.<i>.<name>`` (dropped with
+#: p_missing by the renderer, then asked like in the sub-environment), per environment.
+DETAILS: dict[str, tuple[str, ...]] = {
+    "discovery": ("price_max", "rating_min", "ship_days_max", "brand", "attrs.", "k_rec"),
+    "substitution": ("price_max", "rating_min", "ship_days_max", "brand", "attrs.", "k_rec"),
+    "status": ("order_date",),
+}
+
+
+def _is_detail(env: str, name: str) -> bool:
+    return any(name == d or (d.endswith(".") and name.startswith(d)) for d in DETAILS.get(env, ()))
 
 
 def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> Draft:
-    """Draw L(d) sub-tasks of distinct environments and merge them into one conversation."""
-    usable = [e for e, low in SUB_ENVS.items() if d >= low]
-    n = min(journey_length(d), len(usable))
-    envs = [usable[i] for i in rng.choice(len(usable), size=n, replace=False)]
+    """Draw one customer and L(d) sub-tasks of distinct environments for them."""
+    envs = _choose_envs(d, rng)
+    user_id = pick(rng, ctx.customers_with_orders(int(axes.H_orders)))
     seed = int(rng.integers(2**62))
+    sub_axes = dataclasses.replace(axes, p_switch=0.0)
+    order = sorted(range(len(envs)), key=lambda i: envs[i] != "returns")
+    drafts: dict[int, Draft] = {}
+    view = ctx.for_customer(user_id)
+    taken: set[str] = set()
+    for i in order:
+        env = envs[i]
+        sub_ctx = ctx if env in CUSTOMER_FREE else view
+        drafts[i], cats = _draw_step(sub_ctx, env, i, d, sub_axes, seed, taken)
+        taken |= cats
+        if env == "returns":
+            view = ctx.for_customer(user_id, today=date.fromisoformat(drafts[i].episode["today"]))
+    today = view.today.isoformat()
     slots: list[Slot] = []
     facts: dict[str, dict[str, Any]] = {}
     steps = []
-    episode: dict[str, Any] = {"today": ctx.today.isoformat(), "out_of_stock": []}
+    episode: dict[str, Any] = {"user_id": user_id, "today": today, "out_of_stock": []}
     for i, env in enumerate(envs):
-        sub = load_entry_point(env_spec(env).generator)(
-            ctx, d, axes, stream(seed, "journey", i, env)
-        )
+        sub = drafts[i]
         said, step_slots = _said(env, i, sub.goal, sub.slots)
         slots += step_slots
-        script = []
-        for s in sub.slots:
-            script.append(_script_slot(s.name, s.value, s.kind, s.label, s.name not in said))
-        for name, fact in sub.facts.items():
-            script.append({"name": name, "omitted": True, **fact})
+        script = [  # customers do not know ids (as in the pipeline's own user scripts)
+            _script_slot(s.name, s.value, s.kind, s.label, s.name not in said)
+            for s in sub.slots
+            if s.kind != "id"
+        ]
+        script += [{"name": n, "omitted": True, **fact} for n, fact in sub.facts.items()]
         for entry in script:
+            if _is_detail(env, entry["name"]):
+                continue  # a journey slot of its own (said or dropped by the renderer)
             if entry["name"] not in said:
                 fact = {k: v for k, v in entry.items() if k not in ("name", "omitted")}
                 facts[f"steps.{i}.{entry['name']}"] = fact
         goal = dict(sub.goal)
         if env == "bundle":
             goal["listed"] = False  # the journey message names only the project
+        sub_episode = {**sub.episode, "today": today}
         steps.append(
-            {"env": env, "goal": goal, "episode": sub.episode, "user_script": {"slots": script}}
+            {"env": env, "goal": goal, "episode": sub_episode, "user_script": {"slots": script}}
         )
-        _merge(episode, sub.episode)
+        _merge(episode, sub_episode)
+    _check_history(steps, episode)
     switch = _switch(slots, steps, axes, rng)
     return Draft(
         slots=tuple(slots), goal={"steps": steps}, episode=episode, switch=switch, facts=facts
     )
+
+
+def _choose_envs(d: int, rng: np.random.Generator) -> list[str]:
+    """L(d) distinct usable environments in conversation order, at most one order step."""
+    usable = [e for e, low in SUB_ENVS.items() if d >= low]
+    envs: list[str] = []
+    for j in rng.permutation(len(usable)).tolist():
+        env = usable[j]
+        if env in ORDER_ENVS and any(e in ORDER_ENVS for e in envs):
+            continue
+        envs.append(env)
+    return envs[: journey_length(d)]
+
+
+def _draw_step(
+    ctx: Any, env: str, i: int, d: int, axes: Theta, seed: int, taken: set[str]
+) -> tuple[Draft, set[str]]:
+    """One step's draft whose categories are new to the journey (a few tries, then Redraw)."""
+    generate_step = load_entry_point(env_spec(env).generator)
+    for attempt in range(SUB_TRIES):
+        try:
+            sub = generate_step(ctx, d, axes, stream(seed, "journey", i, env, attempt))
+        except Redraw:
+            continue
+        cats = step_categories(ctx, env, sub.goal)
+        if not cats & taken:
+            return sub, cats
+    raise Redraw(f"no {env} step fits this journey's customer and categories")
+
+
+def step_categories(ctx: Any, env: str, goal: dict[str, Any]) -> set[str]:
+    """The leaf categories a step's products come from (empty for status and policy)."""
+    if env in ("discovery", "substitution"):
+        return {goal["constraints"]["category"]}
+    if env == "bundle":
+        return {c["category"] for c in goal["categories"]}
+    if env == "cart":
+        return {ctx.store.product(line["product_id"])["category_id"] for line in goal["cart"]}
+    if env == "returns":
+        return {ctx.store.product(goal["product_id"])["category_id"]}
+    return set()
 
 
 def _script_slot(name: str, value: Any, kind: str, label: str, omitted: bool) -> dict[str, Any]:
@@ -106,38 +232,79 @@ def _said(
     values = {s.name: s.value for s in sub_slots}
     out = [make_slot("journey", f"steps.{i}.action", ACTIONS[env], required=True)]
     said: set[str] = set()
+
+    def say(text: str, *names: str) -> None:
+        out.append(make_slot("journey", f"steps.{i}.goal", text, required=True))
+        said.update(names)
+
     if env == "status":
         # The item (when the order is named by it) is said, as in status's own message;
         # status's oracle relies on it and asks only for a missing day.
         item = f"my {values['item']} order" if "item" in values else "my order"
-        out.append(
-            make_slot("journey", f"steps.{i}.goal", f"{item} ({values['want']})", required=True)
-        )
-        said |= {"want", "item"}
-        if "order_ref" in values:
-            out.append(make_slot("journey", f"steps.{i}.ref", values["order_ref"], required=True))
-            said.add("order_ref")
+        say(f"{item} ({values['want']})", "want", "item")
     elif env == "policy":
-        out.append(make_slot("journey", f"steps.{i}.goal", values["topic"], required=True))
-        said.add("topic")
+        say(values["topic"], "topic")
+    elif env == "discovery":
+        say(values["category"], "category")
+    elif env == "substitution":
+        say(values["product_title"], "product_title")
+    elif env == "cart":
+        items = sorted({n.split(".")[1] for n in values if n.startswith("items.")}, key=int)
+        parts = []
+        for j in items:
+            seen = values.get(f"items.{j}.seen")
+            desc = values[f"items.{j}.desc"]
+            parts.append(f"the {desc} I looked at {seen}" if seen else f"the {desc}")
+            said.update({f"items.{j}.desc", f"items.{j}.seen"})
+        say(" and ".join(parts))
+    elif env == "returns":
+        say(f"the {values['item']}", "item")
     else:
-        out.append(make_slot("journey", f"steps.{i}.goal", values["project"], required=True))
-        said.add("project")
+        say(values["project"], "project")
         if goal.get("budget") is not None:
             out.append(make_slot("journey", f"steps.{i}.price_max", goal["budget"], required=True))
             said.add("budget")
+    ref = values.get("order_ref")
+    if ref is not None and env in ORDER_ENVS:
+        out.append(make_slot("journey", f"steps.{i}.ref", ref, required=True))
+        said.add("order_ref")
+    out += [
+        make_slot("journey", f"steps.{i}.{s.name}", s.value)
+        for s in sub_slots
+        if _is_detail(env, s.name)
+    ]
     return said, out
 
 
 def _merge(into: dict[str, Any], sub: dict[str, Any]) -> None:
-    """One customer's episode: a second customer or a clash of values is redrawn."""
+    """One customer's episode: stock marks and histories add up; any other clash is redrawn."""
     for key, value in sub.items():
         if key == "out_of_stock":
             into[key] = sorted(set(into[key]) | set(value))
+        elif key == "visit_history":
+            merged = [*into.get(key, []), *value]
+            into[key] = sorted(
+                merged, key=lambda v: (v["viewed_at"], v["product_id"]), reverse=True
+            )
         elif key in into and into[key] != value:
             raise Redraw(f"sub-episodes disagree on {key}")
         else:
             into[key] = value
+
+
+def _check_history(steps: list[dict[str, Any]], episode: dict[str, Any]) -> None:
+    """A cart item named by a noun must be the only viewed product with that noun."""
+    history = episode.get("visit_history", [])
+    for step in steps:
+        if step["env"] != "cart":
+            continue
+        for item in step["goal"]["items"]:
+            if not item["history"]:
+                continue
+            noun = item["desc"].lower()
+            hits = {v["product_id"] for v in history if noun in v["title"].lower()}
+            if hits != {item["product_id"]}:
+                raise Redraw("another viewed product shares a history item's noun")
 
 
 def _switch(slots: list[Slot], steps: list[dict[str, Any]], axes: Theta, rng: np.random.Generator):
@@ -162,9 +329,21 @@ def _switch(slots: list[Slot], steps: list[dict[str, Any]], axes: Theta, rng: np
     return switch
 
 
-def sub_task(task: TaskRow, step: dict[str, Any]) -> TaskRow:
-    """The task as one step's oracle and verifier see it: its own goal, episode and script."""
-    script = {**task.decoded("user_script"), "slots": step["user_script"]["slots"], "switch": None}
+def sub_task(task: TaskRow, step: dict[str, Any], i: int) -> TaskRow:
+    """The task as step ``i``'s oracle and verifier see it: its own goal, episode and script.
+
+    A detail the journey message could say (:data:`DETAILS`) is omitted in the step's script
+    exactly when the rendered journey message dropped it.
+    """
+    journey_script = task.decoded("user_script")
+    dropped = {s["name"]: s["omitted"] for s in journey_script["slots"]}
+    slots = [
+        {**s, "omitted": dropped.get(f"steps.{i}.{s['name']}", True)}
+        if _is_detail(step["env"], s["name"])
+        else s
+        for s in step["user_script"]["slots"]
+    ]
+    script = {**journey_script, "slots": slots, "switch": None}
     goal = {**step["goal"], "min_turns": 1}
     return task.model_copy(
         update={
@@ -176,6 +355,16 @@ def sub_task(task: TaskRow, step: dict[str, Any]) -> TaskRow:
     )
 
 
+def _routed(calls: list[Any], about: str) -> list[Any]:
+    """A step's calls with its questions prefixed by its goal words (the customer narrows)."""
+    out = []
+    for name, args in calls:
+        if name == "ask_user":
+            args = {**args, "question": f"About {about}: {args['question']}"}
+        out.append((name, args))
+    return out
+
+
 def oracle(task: TaskRow) -> Oracle:
     """Play every step's own oracle, packing their turns together while B_tool allows.
 
@@ -183,8 +372,13 @@ def oracle(task: TaskRow) -> Oracle:
     order (the verifier grades text answers paragraph by paragraph).
     """
     steps = task.decoded("goal")["steps"]
+    said = {s["name"]: s["value"] for s in task.decoded("user_script")["slots"]}
+    about = [str(said.get(f"steps.{i}.goal", "")) for i in range(len(steps))]
     budget = task.axis("B_tool")
-    players = [load_entry_point(env_spec(s["env"]).oracle)(sub_task(task, s)) for s in steps]
+    players = [
+        load_entry_point(env_spec(s["env"]).oracle)(sub_task(task, s, i))
+        for i, s in enumerate(steps)
+    ]
     pending: list[Any] = [next(p) for p in players]
     finals: list[str | None] = [None] * len(players)
     while True:
@@ -195,13 +389,13 @@ def oracle(task: TaskRow) -> Oracle:
         if not active:
             break
         batch, calls = [], []
-        for i in active:
+        for i in active:  # first fit: a step whose turn does not fit waits for the next
             if calls and len(calls) + len(pending[i]) > budget:
-                break
+                continue
             batch.append((i, len(calls), len(pending[i])))
-            calls += pending[i]
+            calls += _routed(pending[i], about[i])
         results = yield calls
         tools = [r for r in results if "customer" not in r]
         for i, start, size in batch:
             pending[i] = players[i].send(tools[start : start + size])
-    yield "\n\n".join(f or "" for f in finals)
+    yield "\n\n".join((f or "").strip() for f in finals)

@@ -6,15 +6,27 @@ the best list among shown products does not reach the nDCG threshold it searches
 specifically (one query per brand of the best feasible products not yet seen). When the turn
 budget runs out first the draw is unusable and it raises :class:`Redraw`, so every accepted
 task's ideal-by-findability list is correct by construction (issue #7).
+
+:func:`plan_change` draws both environments' change of mind (p_switch): it is said after the
+first turn, so an oracle gathers with what was said first (:func:`final_values` gives what the
+customer ends up wanting) and searches and recommends for the final intent.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
+import numpy as np
+import polars as pl
+
+from shopgen.gen.difficulty import Theta
+from shopgen.gen.slots import Slot
+from shopgen.gen.switches import Switch, plan_switch
 from shopgen.gen.tasks.base import Call, Oracle, Redraw, call, shown_ids
-from shopgen.gen.tasks.constraints import ndcg
+from shopgen.gen.tasks.constraints import constraints_from, ndcg
 from shopgen.schemas.task import TaskRow
 
 #: What the oracle asks for each omitted slot (words the simulated customer understands).
@@ -25,6 +37,68 @@ ASK_WORDS = {
     "brand": "brand",
     "k_rec": "how many options",
 }
+
+
+#: A raised budget is this much above the first one (whole dollars, rounded up).
+RAISE_FACTOR = 1.25
+
+
+def plan_change(
+    env: str,
+    frame: pl.DataFrame,
+    slots: list[Slot],
+    values: dict[str, Any],
+    k: int,
+    axes: Theta,
+    rng: np.random.Generator,
+    *,
+    base: pl.Expr | None = None,
+) -> Switch | None:
+    """A change of mind (p_switch): a raised budget or another value of a stated attribute.
+
+    Candidate new attribute values are those that, with every other constraint, still leave
+    more than ``k`` in-stock products of the category (so the final feasible set is usable).
+    The switch is said after the first turn, so the oracle always gathers, hears it, and then
+    searches and recommends for the final intent (the goal is computed from the final values).
+    """
+    options: dict[str, dict[str, list[Any]]] = {}
+    if float(axes.p_switch) <= 0.0:  # no change of mind can happen: skip the candidate scan
+        values = {}
+    if values.get("price_max") is not None:
+        options["raise_budget"] = {
+            "price_max": [float(math.ceil(values["price_max"] * RAISE_FACTOR))]
+        }
+    live = frame.filter(pl.col("stock_qty") > 0)
+    if base is not None:
+        live = live.filter(base)
+    category = frame["category_id"][0] if frame.height else ""
+    for name in values:
+        if not name.startswith("attrs."):
+            continue
+        rest = {n: v for n, v in values.items() if n != name}
+        col = f"a.{name[6:]}"
+        fits = live.filter(constraints_from(category, rest).expr()).group_by(col).len()
+        alt = sorted(
+            v
+            for v, n in zip(fits[col], fits["len"], strict=True)
+            if v and v != values[name] and n > k
+        )
+        if alt:
+            options.setdefault("change_variant", {})[name] = alt
+    switch = plan_switch(
+        env, slots, p_switch=float(axes.p_switch), T_max=int(axes.T_max), rng=rng, options=options
+    )
+    return replace(switch, turn=1) if switch else None
+
+
+def final_values(
+    slots: dict[str, dict[str, Any]], switch: dict[str, Any] | None
+) -> dict[str, dict[str, Any]]:
+    """Script slots with a scheduled switch's new values applied (what the customer ends up wanting)."""
+    if not switch:
+        return slots
+    changes = dict(switch["changes"])
+    return {n: {**s, "value": changes[n]} if n in changes else s for n, s in slots.items()}
 
 
 def ask_question(omitted: list[dict[str, Any]]) -> str:

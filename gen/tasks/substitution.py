@@ -7,6 +7,8 @@ Customer wants:
     original has) — cost at most 1.2× the original (``price_max``), and meet up to m(d) − 2
     further constraints (rating, shipping days, brand, other attributes) drawn from a real
     compatible product, so the set is never empty. Omitted constraints must be asked for.
+    With p_switch(d) they change one constraint after the first turn: a raised price ceiling
+    (×1.25) or another value of a stated non-compat attribute (``recsearch.plan_change``).
 Tools offered:
     catalog_search, catalog_get_product, catalog_get_variants, user_get_visit_history,
     recommend_products, ask_user.
@@ -21,16 +23,19 @@ Reward and is_correct:
     ``gen.tasks.recsearch``).
 Difficulty axes used:
     m, k_rec, p_missing, p_oos (feasible substitutes marked out of stock), top_k and eps_rank
-    (search), T_max, B_tool, p_noise.
+    (search), p_switch (a changed constraint; the goal is the final intent), T_max, B_tool,
+    p_noise.
 Episode end:
     the first assistant message without a tool call.
 Version history:
     1.0 — first version.
+    1.1 — p_switch: a changed price ceiling or attribute value, said after the first turn.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -49,7 +54,7 @@ from shopgen.gen.tasks.constraints import (
     tables,
 )
 from shopgen.gen.tasks.discovery import _leaf_index
-from shopgen.gen.tasks.recsearch import ask_question, play, query
+from shopgen.gen.tasks.recsearch import ask_question, final_values, plan_change, play, query
 from shopgen.schemas.task import TaskRow
 
 #: A substitute may cost at most this much more than the original.
@@ -80,15 +85,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     values = choose_constraints(
         frame, model, pool, max(0, int(axes.m) - 2), k + 1, rng, base=base.expr()
     )
-    cons = constraints_from(
-        category,
-        {"price_max": price_max, **values},
-        attrs=compat,
-        exclude=(original["product_id"],),
-    )
-    user_id = pick(rng, ctx.user_ids)
-    pref = preference(ctx, user_id, category)
-    fs = feasible_set(ctx, cons, pref, k=k, p_oos=float(axes.p_oos), rng=rng)
+    stated = {"price_max": price_max, **values}
     title = original["title"].split(",")[0]
     slots: list[Slot] = [
         make_slot("substitution", "product_title", title, required=True),
@@ -97,6 +94,13 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         *(make_slot("substitution", kind, v) for kind, v in values.items()),
         make_slot("substitution", "k_rec", k),
     ]
+    no_price = Constraints(category=category, attrs=compat, exclude=(original["product_id"],))
+    switch = plan_change("substitution", frame, slots, stated, k, axes, rng, base=no_price.expr())
+    final = {**stated, **dict(switch.changes)} if switch else stated
+    cons = constraints_from(category, final, attrs=compat, exclude=(original["product_id"],))
+    user_id = pick(rng, ctx.user_ids)
+    pref = preference(ctx, user_id, category)
+    fs = feasible_set(ctx, cons, pref, k=k, p_oos=float(axes.p_oos), rng=rng)
     goal = {
         "original_id": original["product_id"],
         "category_name": leaf.name.lower(),
@@ -111,7 +115,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         "out_of_stock": [original["product_id"], *fs.out_of_stock],
         "today": ctx.today.isoformat(),
     }
-    return Draft(slots=tuple(slots), goal=goal, episode=episode)
+    return Draft(slots=tuple(slots), goal=goal, episode=episode, switch=switch)
 
 
 def _history(ctx: GenContext, original: dict, rng: np.random.Generator) -> list[dict]:
@@ -127,22 +131,33 @@ def _history(ctx: GenContext, original: dict, rng: np.random.Generator) -> list[
 
 
 def oracle(task: TaskRow) -> Oracle:
-    """Ask for what was omitted, search by the product's name, recommend the best shown list."""
+    """Ask for what was omitted, search by the product's name, recommend the best shown list.
+
+    With a change of mind (said after the first turn) the first turn asks or searches with
+    what was said before it; the later searches use the final values.
+    """
     goal = task.decoded("goal")
-    slots = {s["name"]: s for s in task.decoded("user_script")["slots"]}
+    script = task.decoded("user_script")
+    slots = {s["name"]: s for s in script["slots"]}
     omitted = [s for s in slots.values() if s["omitted"]]
     title = slots["product_title"]["value"]
-    words = [
-        s["value"]
-        for n, s in slots.items()
-        if n == "brand" or n.startswith("attrs.")  # every one is known once asked
-    ]
+
+    def words(known: dict[str, dict[str, Any]], *, all_known: bool) -> list[Any]:
+        return [
+            s["value"]
+            for n, s in known.items()
+            if (n == "brand" or n.startswith("attrs.")) and (all_known or not s["omitted"])
+        ]
+
     first = [call("ask_user", question=ask_question(omitted))] if omitted else []
+    if script.get("switch") and not omitted:
+        first.append(call("catalog_search", query=query(*words(slots, all_known=False), title)))
     compat = list(goal["compat"].values())
+    full = query(*words(final_values(slots, script.get("switch")), all_known=True), title)
     return play(
         task,
         first=first,
-        queries=[query(*words, title)],
+        queries=[] if first and first[-1][1].get("query") == full else [full],
         brand_query=lambda brand: query(brand, *compat, goal["category_name"]),
         final=f"{title} is out of stock; here are {goal['k_rec']} compatible substitutes.",
     )

@@ -17,6 +17,7 @@ from shopgen.schemas.errors import ConfigError
 from shopgen.taskgen import TaskFactory
 from shopgen.testing import check_env
 from shopgen.verifiers.ranking import grade
+from shopgen.verifiers.replay import play
 
 ENV = "discovery"
 
@@ -86,8 +87,12 @@ def test_same_key_same_task(shop: ShopEnv, rows: list) -> None:
 
 
 def test_feasible_set_recomputed_with_duckdb(rows: list, indexed_catalog_dir: Path) -> None:
+    _check_feasible_with_duckdb(rows[::3], indexed_catalog_dir)
+
+
+def _check_feasible_with_duckdb(rows: list, indexed_catalog_dir: Path) -> None:
     con = duckdb.connect()
-    for r in rows[::3]:
+    for r in rows:
         goal = r.decoded("goal")
         c = goal["constraints"]
         where = [f"category_id = '{c['category']}'"]
@@ -112,6 +117,39 @@ def test_feasible_set_recomputed_with_duckdb(rows: list, indexed_catalog_dir: Pa
         assert {p for p, _, _ in goal["feasible"]} <= in_stock
         if len(in_stock) <= 50:
             assert {p for p, _, _ in goal["feasible"]} == in_stock
+
+
+@pytest.fixture(scope="module")
+def switched(shop: ShopEnv) -> list:
+    f = TaskFactory(shop, seed=2, overrides={"p_switch": 1.0})
+    return [f.make(ENV, d, k).row for d in range(0, 13, 3) for k in range(2)]
+
+
+def test_p_switch_changes_the_final_intent(
+    shop: ShopEnv, switched: list, indexed_catalog_dir: Path
+) -> None:
+    plain = TaskFactory(shop, seed=2, overrides={"p_switch": 0.0})
+    assert all(
+        plain.make(ENV, d, 0).row.decoded("user_script")["switch"] is None for d in range(0, 13, 3)
+    )
+    # Draws whose constraints have no price ceiling and no attribute with an alternative
+    # value cannot change; the others do (p_switch = 1).
+    changed = [r for r in switched if r.decoded("user_script")["switch"]]
+    assert len(changed) >= 3
+    for r in changed:
+        script, goal = r.decoded("user_script"), r.decoded("goal")
+        name, value = script["switch"]["changes"][0]
+        assert {s["name"]: s["value"] for s in script["slots"]}[name] != value
+        c = goal["constraints"]
+        assert (c["price_max"] if name == "price_max" else c["attrs"][name[6:]]) == value
+        score, state = play(shop, r, json.loads(r.oracle))
+        assert score.is_correct
+        # The oracle recommends only once the customer has said the change.
+        recs = [t for t, tool, _ in state.tool_calls if tool == "recommend_products"]
+        assert recs
+        assert min(recs) > script["switch"]["turn"]
+    # The hidden goal is the final intent, recomputed exactly from the catalog.
+    _check_feasible_with_duckdb(changed, indexed_catalog_dir)
 
 
 def test_breaking_or_removing_lowers_r_task(rows: list, indexed_catalog_dir: Path) -> None:

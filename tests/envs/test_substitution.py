@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import duckdb
@@ -11,6 +12,7 @@ from shopgen.env.episode import ShopEnv
 from shopgen.gen.taxonomy import load_taxonomy
 from shopgen.taskgen import TaskFactory
 from shopgen.testing import check_env
+from shopgen.verifiers.replay import play
 
 ENV = "substitution"
 
@@ -86,3 +88,36 @@ def test_k_rec_and_p_oos_have_effect(shop: ShopEnv) -> None:
     half = TaskFactory(shop, seed=2, overrides={"p_oos": 0.5})
     extra = [len(half.make(ENV, 3, k).row.decoded("episode")["out_of_stock"]) for k in range(4)]
     assert max(extra) > 1  # the original plus marked substitutes
+
+
+def test_p_switch_changes_the_final_intent(shop: ShopEnv, indexed_catalog_dir: Path) -> None:
+    plain = TaskFactory(shop, seed=2, overrides={"p_switch": 0.0})
+    assert all(
+        plain.make(ENV, d, 0).row.decoded("user_script")["switch"] is None for d in range(0, 13, 4)
+    )
+    f = TaskFactory(shop, seed=2, overrides={"p_switch": 1.0})
+    rows = [f.make(ENV, d, k).row for d in range(0, 13, 4) for k in range(2)]
+    changed = [r for r in rows if r.decoded("user_script")["switch"]]
+    assert len(changed) >= len(rows) // 2
+    con = duckdb.connect()
+    for r in changed:
+        script, goal = r.decoded("user_script"), r.decoded("goal")
+        name, value = script["switch"]["changes"][0]
+        assert {s["name"]: s["value"] for s in script["slots"]}[name] != value
+        c = goal["constraints"]
+        assert (c["price_max"] if name == "price_max" else c["attrs"][name[6:]]) == value
+        score, state = play(shop, r, json.loads(r.oracle))
+        assert score.is_correct
+        recs = [t for t, tool, _ in state.tool_calls if tool == "recommend_products"]
+        assert min(recs) > script["switch"]["turn"]
+        # Every stored feasible substitute meets the final value (checked on the catalog).
+        ids = ", ".join(repr(p) for p, _, _ in goal["feasible"])
+        q = (
+            f"select price, attributes from read_parquet('{indexed_catalog_dir}/products/"
+            f"*.parquet') where product_id in ({ids})"
+        )
+        for price, attrs in con.execute(q).fetchall():
+            if name == "price_max":
+                assert price <= value
+            else:
+                assert json.loads(attrs)[name[6:]] == value

@@ -1,0 +1,268 @@
+"""Drawing and describing cart items: the per-catalog index, item words, the visit history.
+
+Split from :mod:`shopgen.gen.tasks.cart` (the task's docstring is there): an item is a product
+the customer can single out by words alone (brand, a product-line word, the noun, and key
+attributes when needed), in a variant whose attribute values single it out too.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from shopgen.gen.tasks.base import GenContext, Redraw, pick
+
+_WORD = re.compile(r"[a-z0-9]+")
+#: How the customer says when they looked at a product → how long ago, in hours.
+SEEN_WHEN: dict[str, int] = {
+    "this morning": 3,
+    "yesterday": 26,
+    "two days ago": 50,
+    "three days ago": 74,
+    "last week": 170,
+}
+#: Products drawn before giving up on an item (the caller then redraws the task).
+TRIES = 16
+
+
+def words(text: str) -> tuple[str, ...]:
+    """Lower-case alphanumeric words: the unit of the uniqueness check and of search."""
+    return tuple(_WORD.findall(text.lower()))
+
+
+class CartIndex:
+    """Per-catalog lookups the cart generator needs, built once per :class:`GenContext`."""
+
+    def __init__(self, ctx: GenContext) -> None:
+        self.ctx = ctx
+
+    @cached_property
+    def frame(self) -> pl.DataFrame:
+        """The columns the generator reads, one row per product (row = catalog row)."""
+        return self.ctx.products.select(
+            "row",
+            "product_id",
+            "title",
+            "brand",
+            "category_id",
+            "n_variants",
+            "stock_qty",
+            "key_attrs",
+        )
+
+    @cached_property
+    def word_rows(self) -> dict[str, np.ndarray]:
+        """Title word → sorted rows of the products whose title holds it (an inverted index)."""
+        exploded = (
+            self.frame.select(
+                "row", pl.col("title").str.to_lowercase().str.extract_all(r"[a-z0-9]+").alias("w")
+            )
+            .explode("w")
+            .unique()
+            .group_by("w")
+            .agg(pl.col("row").sort())
+        )
+        return {
+            w: np.asarray(rows, dtype=np.int64)
+            for w, rows in zip(exploded["w"].to_list(), exploded["row"].to_list(), strict=True)
+        }
+
+    def matching(self, desc: str) -> np.ndarray:
+        """Rows of every product whose title holds all the words of ``desc``."""
+        rows: np.ndarray | None = None
+        for w in sorted(set(words(desc)), key=lambda x: len(self.word_rows.get(x, ()))):
+            hit = self.word_rows.get(w)
+            if hit is None:
+                return np.zeros(0, dtype=np.int64)
+            rows = hit if rows is None else np.intersect1d(rows, hit, assume_unique=True)
+            if rows.size == 0:
+                break
+        return rows if rows is not None else np.zeros(0, dtype=np.int64)
+
+    @cached_property
+    def pools(self) -> dict[str, np.ndarray]:
+        """Rows in stock, split into products sold in several variants and the others."""
+        f = self.frame.filter(pl.col("stock_qty") >= 5)
+        return {
+            "variant": f.filter(pl.col("n_variants") >= 2)["row"].to_numpy(),
+            "plain": f.filter(pl.col("n_variants") <= 1)["row"].to_numpy(),
+            "any": f["row"].to_numpy(),
+        }
+
+    @cached_property
+    def category_rows(self) -> dict[str, np.ndarray]:
+        """Category id → its product rows (look-alikes to mark out of stock)."""
+        grouped = self.frame.group_by("category_id").agg(pl.col("row").sort())
+        return {
+            c: np.asarray(r, dtype=np.int64)
+            for c, r in zip(grouped["category_id"].to_list(), grouped["row"].to_list(), strict=True)
+        }
+
+    @cached_property
+    def leaf_words(self) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+        """Category id → (product-line words, nouns longest first) of the taxonomy."""
+        out = {}
+        for dept, cat in self.ctx.store_taxonomy.leaves():
+            lines = tuple(cat.lines or dept.lines)
+            out[cat.id] = (lines, tuple(sorted(cat.nouns, key=len, reverse=True)))
+        return out
+
+    @cached_property
+    def ids(self) -> list[str]:
+        """Product id of each frame row (cheap membership tests without building records)."""
+        return self.frame["product_id"].to_list()
+
+    def record(self, row: int) -> dict[str, Any]:
+        """One product row as a dict."""
+        return self.frame.row(int(row), named=True)
+
+
+_INDEXES: weakref.WeakKeyDictionary[GenContext, CartIndex] = weakref.WeakKeyDictionary()
+
+
+def cart_index(ctx: GenContext) -> CartIndex:
+    """The :class:`CartIndex` of ``ctx``'s root (made on first use, shared by every task)."""
+    root = ctx.root
+    index = _INDEXES.get(root)
+    if index is None:
+        index = _INDEXES[root] = CartIndex(root)
+    return index
+
+
+@dataclass(kw_only=True)
+class Item:
+    """One wanted cart line while the task is drawn."""
+
+    product: dict[str, Any]
+    desc: str
+    noun: str
+    variant: dict[str, Any] | None
+    quantity: int
+    seen: str | None = None
+
+    @property
+    def product_id(self) -> str:
+        """The product's id."""
+        return self.product["product_id"]
+
+    def tokens(self) -> set[str]:
+        """The words the customer uses for this item."""
+        return set(words(self.desc))
+
+
+def describe(index: CartIndex, product: dict[str, Any]) -> tuple[str, str] | None:
+    """Words that find ``product`` and no other: ``(description, noun)``, or None.
+
+    Brand + the title's product-line word + the noun; when another product's title holds the
+    same words, a key attribute is added, then a second one.
+    """
+    lines, nouns = index.leaf_words[product["category_id"]]
+    title = product["title"]
+    title_words = set(words(title))
+    noun = next(
+        (n for n in nouns if set(words(n)) <= title_words and n.lower() in title.lower()), None
+    )
+    rest = title[len(product["brand"]) :] if title.startswith(product["brand"]) else title
+    line = next((w for w in rest.split() if w in lines), None)
+    if noun is None or line is None or line.lower() in words(product["brand"]):
+        return None
+    base = [product["brand"], line]
+    for extra in ([], *[[a] for a in product["key_attrs"][:2]], product["key_attrs"][:2]):
+        desc = " ".join([*base, *extra, noun.lower()])
+        if not set(words(desc)) <= title_words:
+            continue
+        if index.matching(desc).tolist() == [product["row"]]:
+            return desc, noun.lower()
+    return None
+
+
+def pick_variant(
+    ctx: GenContext, product: dict[str, Any], quantity: int, rng: np.random.Generator
+) -> dict[str, Any] | None:
+    """A variant with stock for ``quantity`` whose attribute values single it out."""
+    variants = ctx.store.variants_of(product["product_id"])
+    combos = [tuple(sorted(v["attributes"].items())) for v in variants]
+    good = [
+        v
+        for v, c in zip(variants, combos, strict=True)
+        if v["stock_qty"] >= quantity and v["attributes"] and combos.count(c) == 1
+    ]
+    return pick(rng, good) if good else None
+
+
+def draw_item(
+    ctx: GenContext,
+    index: CartIndex,
+    rng: np.random.Generator,
+    taken: list[Item],
+    *,
+    kind: str,
+    quantity: int,
+) -> Item:
+    """One item of a new category and brand whose words no other item shares."""
+    pool = index.pools[kind]
+    used_words = set().union(*(it.tokens() for it in taken)) if taken else set()
+    used_cats = {it.product["category_id"] for it in taken}
+    used_brands = {it.product["brand"] for it in taken}
+    for _ in range(TRIES):
+        product = index.record(pool[int(rng.integers(pool.size))])
+        if product["category_id"] in used_cats or product["brand"] in used_brands:
+            continue
+        described = describe(index, product)
+        if described is None or set(words(described[0])) & used_words:
+            continue
+        variant = None
+        if product["n_variants"] >= 2:
+            variant = pick_variant(ctx, product, quantity, rng)
+            if variant is None:
+                continue
+        elif product["n_variants"] == 1:
+            variant = ctx.store.variants_of(product["product_id"])[0]
+        return Item(
+            product=product,
+            desc=described[0],
+            noun=described[1],
+            variant=variant,
+            quantity=quantity,
+        )
+    raise Redraw("no describable product for a cart item")
+
+
+def visit_history(
+    ctx: GenContext, index: CartIndex, items: list[Item], rng: np.random.Generator
+) -> list[dict[str, Any]]:
+    """The visit history: history items at their times, plus views of other categories."""
+    targets = [it for it in items if it.seen is not None]
+    if not targets:
+        return []
+    cats = {it.product["category_id"] for it in items}
+    nouns = [set(words(it.noun)) for it in targets]
+    views = [(SEEN_WHEN[it.seen], it.product) for it in targets]
+    pool = index.pools["any"]
+    want = int(rng.integers(2, 6))
+    for _ in range(want * 4):
+        if len(views) >= len(targets) + want:
+            break
+        p = index.record(pool[int(rng.integers(pool.size))])
+        tw = set(words(p["title"]))
+        if p["category_id"] in cats or any(n <= tw for n in nouns):
+            continue
+        cats.add(p["category_id"])
+        views.append((int(rng.integers(1, 400)), p))
+    views.sort(key=lambda v: (v[0], v[1]["product_id"]))
+    now = ctx.now()
+    return [
+        {
+            "product_id": p["product_id"],
+            "title": p["title"],
+            "viewed_at": (now - timedelta(hours=h)).isoformat(timespec="minutes"),
+        }
+        for h, p in views
+    ]
