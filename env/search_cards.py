@@ -25,18 +25,34 @@ RESULT_TOKEN_BUDGET = 2048
 #: Catalog rows whose cards a :class:`CardBook` keeps built (about 1 KB each).
 CARD_CACHE = 100_000
 #: The catalog columns a card is made of, in the card's key order.
-CARD_COLUMNS = ("product_id", "title", "price", "rating", "stock_qty", "key_attrs")
+CARD_COLUMNS = (
+    "product_id",
+    "title",
+    "brand",
+    "price",
+    "rating",
+    "ship_days",
+    "stock_qty",
+    "key_attrs",
+)
 
 
 class ProductCard(BaseModel):
-    """One search hit as the agent sees it: enough to choose, not the whole product."""
+    """One search hit as the agent sees it: enough to choose, not the whole product.
+
+    A card holds every fact a customer's hard constraints and stated preferences refer to
+    (price, rating, shipping days, brand, key attribute values, stock), so an agent can tell
+    a feasible product from a search result alone, as the oracle does.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     product_id: str = Field(description="product id to pass to other tools (not a variant_id)")
     title: str = Field(description="product title")
+    brand: str = Field(description="brand")
     price: float = Field(description="price in USD")
     rating: float = Field(description="average rating, 1–5")
+    ship_days: int = Field(description="days to deliver")
     stock_qty: int = Field(description="units in stock; 0 means out of stock")
     key_attrs: list[str] = Field(description="the product's key attribute values")
 
@@ -106,7 +122,17 @@ class _Strings:
 class _CardColumns:
     """The card columns of every catalog row, readable one row at a time in O(1)."""
 
-    __slots__ = ("attr_offsets", "attrs", "pid", "price", "rating", "stock", "title")
+    __slots__ = (
+        "attr_offsets",
+        "attrs",
+        "brand",
+        "pid",
+        "price",
+        "rating",
+        "ship",
+        "stock",
+        "title",
+    )
 
     def __init__(self, frame: Any) -> None:
         import pyarrow as pa
@@ -121,8 +147,10 @@ class _CardColumns:
 
         self.pid = _Strings(column("product_id", pa.large_string()))
         self.title = _Strings(column("title", pa.large_string()))
+        self.brand = _Strings(column("brand", pa.large_string()))
         self.price = column("price", pa.float64()).to_numpy()
         self.rating = column("rating", pa.float64()).to_numpy()
+        self.ship = column("ship_days", pa.int64()).to_numpy()
         self.stock = column("stock_qty", pa.int64()).to_numpy()
         attrs = column("key_attrs", pa.large_list(pa.large_string()))
         self.attr_offsets = np.asarray(attrs.offsets, dtype=np.int64)
@@ -136,8 +164,10 @@ class _CardColumns:
         return {
             "product_id": self.pid[row],
             "title": self.title[row],
+            "brand": self.brand[row],
             "price": self.price.item(row),
             "rating": self.rating.item(row),
+            "ship_days": self.ship.item(row),
             "stock_qty": self.stock.item(row),
             "key_attrs": [attrs[i] for i in range(first(row), first(row + 1))],
         }

@@ -174,14 +174,20 @@ def test_card_values_match_the_catalog_row_for_row(index: SearchIndex):
 
 def _card_of_length(n: int) -> ProductCard:
     """A card whose compact JSON is exactly ``n`` characters (n >= :data:`_BARE`)."""
-    return ProductCard(
-        product_id="B0", title="x" * (n - _BARE), price=1.5, rating=4.0, stock_qty=7, key_attrs=[]
-    )
+    return ProductCard(**{**_BARE_CARD, "title": "x" * (n - _BARE)})
 
 
-_BARE = card_json_chars(
-    {"product_id": "B0", "title": "", "price": 1.5, "rating": 4.0, "stock_qty": 7, "key_attrs": []}
-)
+_BARE_CARD = {
+    "product_id": "B0",
+    "title": "",
+    "brand": "B",
+    "price": 1.5,
+    "rating": 4.0,
+    "ship_days": 3,
+    "stock_qty": 7,
+    "key_attrs": [],
+}
+_BARE = card_json_chars(_BARE_CARD)
 
 
 @given(
