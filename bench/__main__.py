@@ -14,7 +14,17 @@ import platform
 import time
 from pathlib import Path
 
-SUITES = ["catalog", "world", "search", "render", "runtime", "runtime_world", "tasks"]
+SUITES = [
+    "catalog",
+    "world",
+    "search",
+    "render",
+    "runtime",
+    "runtime_world",
+    "tasks",
+    "tasks_workers",
+    "journey",
+]
 
 
 def main() -> None:
