@@ -97,12 +97,13 @@ def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]])
     steps = task.decoded("goal")["steps"]
     per_step = texts(state.final_text, len(steps))
     owned = owned_lists(steps, state.extra.get("recommendation_lists", []))
+    script = task.decoded("user_script")
     scores = []
     for i, step in enumerate(steps):
         sub_verify = load_entry_point(env_spec(step["env"]).verifier)
         listed = owned.get(i, {}) if step["env"] in RECOMMEND_ENVS else None
         view = step_state(state, i, per_step[i], listed)
-        scores.append(sub_verify(sub_task(task, step, i), view, transcript))
+        scores.append(sub_verify(sub_task(task, step, i, script), view, transcript))
     r_task = sum(s.r_task for s in scores) / len(scores)
     details = {
         "steps": [

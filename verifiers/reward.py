@@ -18,6 +18,8 @@ hallucinated id: consistent with the formula, a correct episode has ``r_task = 1
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 
 from shopgen.env.state import EpisodeState
@@ -44,6 +46,12 @@ def r_hall(state: EpisodeState) -> float:
     return -len(state.unshown_used_ids) / len(state.used_ids)
 
 
+@lru_cache(maxsize=4096)
+def _min_turns(goal: str) -> int:
+    """The oracle's turn count stored in a goal's JSON (rows are scored again and again)."""
+    return int(json.loads(goal).get("min_turns", 1))
+
+
 def compose(
     task: TaskRow, state: EpisodeState, *, r_task: float, correct: bool, details: dict[str, Any]
 ) -> Score:
@@ -57,7 +65,7 @@ def compose(
         return Score(
             reward=-1.0, r_task=r_task, r_eff=0.0, r_hall=hall, is_correct=False, details=details
         )
-    min_turns = int(task.decoded("goal").get("min_turns", 1))
+    min_turns = _min_turns(task.goal)
     eff = r_eff(state.turns, min_turns=min_turns, T_max=task.axis("T_max")) if r_task > 0 else 0.0
     reward = max(-1.0, min(1.0, W_TASK * r_task + W_EFF * eff + W_HALL * hall))
     return Score(

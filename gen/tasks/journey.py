@@ -329,13 +329,16 @@ def _switch(slots: list[Slot], steps: list[dict[str, Any]], axes: Theta, rng: np
     return switch
 
 
-def sub_task(task: TaskRow, step: dict[str, Any], i: int) -> TaskRow:
+def sub_task(
+    task: TaskRow, step: dict[str, Any], i: int, script: dict[str, Any] | None = None
+) -> TaskRow:
     """The task as step ``i``'s oracle and verifier see it: its own goal, episode and script.
 
     A detail the journey message could say (:data:`DETAILS`) is omitted in the step's script
-    exactly when the rendered journey message dropped it.
+    exactly when the rendered journey message dropped it. ``script`` is the journey's decoded
+    user script when the caller has it (it is read, not changed).
     """
-    journey_script = task.decoded("user_script")
+    journey_script = task.decoded("user_script") if script is None else script
     dropped = {s["name"]: s["omitted"] for s in journey_script["slots"]}
     slots = [
         {**s, "omitted": dropped.get(f"steps.{i}.{s['name']}", True)}
@@ -372,11 +375,12 @@ def oracle(task: TaskRow) -> Oracle:
     order (the verifier grades text answers paragraph by paragraph).
     """
     steps = task.decoded("goal")["steps"]
-    said = {s["name"]: s["value"] for s in task.decoded("user_script")["slots"]}
+    script = task.decoded("user_script")
+    said = {s["name"]: s["value"] for s in script["slots"]}
     about = [str(said.get(f"steps.{i}.goal", "")) for i in range(len(steps))]
     budget = task.axis("B_tool")
     players = [
-        load_entry_point(env_spec(s["env"]).oracle)(sub_task(task, s, i))
+        load_entry_point(env_spec(s["env"]).oracle)(sub_task(task, s, i, script))
         for i, s in enumerate(steps)
     ]
     pending: list[Any] = [next(p) for p in players]
