@@ -2,7 +2,8 @@
 
 A recommendation task is a hard filter (:class:`Constraints`: a category, price ceiling, rating
 floor, shipping days, brand, attribute values) and a soft order (:class:`Preference`: the
-customer's weights over price, rating, ship speed and brand loyalty from the users table).
+customer's weights over price, rating, ship speed and brand loyalty, as they state them: the
+users table's fine weights mapped to strength words, :data:`LEVELS`).
 Generation computes the feasible set exactly with vectorised Polars over one category's
 products, whose attribute JSON is decoded into columns once per category and cached on the
 :class:`GenContext` (:func:`tables`). The verifier re-checks each recommended product with
@@ -12,6 +13,13 @@ sides use the same float arithmetic in the same order, rounded to :data:`UTILITY
 Ranking is graded by nDCG@k with gains equal to utilities (:func:`ndcg`): the ideal DCG comes
 from the top k of the stored feasible set, whose utilities are > 0 by construction, so the
 denominator is never zero.
+
+Decidable from cards (issue #7): every constraint refers to a fact a search card shows (price,
+rating, ship days, brand, key attribute values; :func:`visible_attrs` keeps only attribute
+values a card names unambiguously), and a utility is a function of card facts and the stated
+preference (:meth:`Preference.statement`), up to the category's price and shipping range,
+which an agent estimates from the cards it has seen. The category itself is not on a card:
+titles name the product kind, and ``catalog_get_product`` shows the category.
 """
 
 from __future__ import annotations
@@ -36,6 +44,18 @@ NDCG_THRESHOLD = 0.9
 #: Floor added to every utility so a feasible product's gain is never zero.
 UTILITY_FLOOR = 0.05
 _PREF_KEYS = ("price", "rating", "ship_speed", "brand_loyalty")
+#: How the customer names each preference factor (the brand factor names the liked brands).
+FACTOR_WORDS = {
+    "price": "a low price",
+    "rating": "a high rating",
+    "ship_speed": "fast delivery",
+    "brand_loyalty": "the brand",
+}
+#: Strength words and the weight each one means, strongest first. A customer's raw weight
+#: share (users table, summing to 1) gets the first level whose floor it reaches
+#: (:data:`LEVEL_FLOORS`); the stated weight is what the ranking uses.
+LEVELS = (("very much", 4.0), ("quite a lot", 2.0), ("a little", 1.0), ("not at all", 0.0))
+LEVEL_FLOORS = (0.4, 0.25, 0.1, 0.0)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -176,15 +196,27 @@ class Preference:
         )
         return float(np.round(u, UTILITY_DIGITS))
 
+    def order(self) -> list[str]:
+        """The four factors, most important first (ties by the fixed factor order)."""
+        return sorted(_PREF_KEYS, key=lambda k: (-self.weights[k], _PREF_KEYS.index(k)))
+
     def top_priority(self) -> str:
         """What matters most to the customer, as they would say it."""
-        key = max(_PREF_KEYS, key=lambda k: (self.weights[k], k))
-        return {
-            "price": "a low price",
-            "rating": "a high rating",
-            "ship_speed": "fast delivery",
-            "brand_loyalty": "brands I like ({})".format(", ".join(self.brands) or "any"),
-        }[key]
+        return _factor_words(self.order()[0], self.brands)
+
+    def statement(self) -> str:
+        """The whole preference in words: every factor in weight order with its strength.
+
+        ``"a low price (very much), then a high rating (a little), then fast delivery (a
+        little), then the brand (not at all)"``. The strength words name the weights exactly
+        (:data:`LEVELS`), so an agent that reads them can rank as the verifier does.
+        """
+        words = {w: say for say, w in LEVELS}
+        parts = [
+            f"{_factor_words(k, self.brands, liked=self.weights[k] > 0)} ({words[self.weights[k]]})"
+            for k in self.order()
+        ]
+        return ", then ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form stored in the goal."""
@@ -234,6 +266,8 @@ class Tables:
         self._groups: dict[str, pl.DataFrame] | None = None
         self._frames: dict[str, pl.DataFrame] = {}
         self._bounds: dict[str, tuple[float, float, int, int]] = {}
+        self._visible: dict[str, dict[str, frozenset[str]]] = {}
+        self._leaves: dict[str, Any] | None = None
 
     def _group(self) -> dict[str, pl.DataFrame]:
         if self._groups is None:
@@ -275,6 +309,29 @@ class Tables:
             )
         return self._bounds[category]
 
+    def visible(self, category: str) -> dict[str, frozenset[str]]:
+        """Attributes a search card shows, each with the values that name it unambiguously.
+
+        A card lists the values of the leaf's key attributes without their names, so a value
+        says which attribute it is only when no other key attribute of the category takes it
+        too; such values (and non-key attributes) are never drawn as constraints.
+        """
+        hit = self._visible.get(category)
+        if hit is not None:
+            return hit
+        if self._leaves is None:
+            self._leaves = {c.id: c for _, c in self.ctx.store_taxonomy.leaves()}
+        frame = self.frame(category)
+        keys = [a for a in self._leaves[category].key_attrs if f"a.{a}" in frame.columns]
+        values = {a: set(frame[f"a.{a}"].drop_nulls().to_list()) for a in keys}
+        seen: dict[str, int] = {}
+        for vs in values.values():
+            for v in vs:
+                seen[v] = seen.get(v, 0) + 1
+        out = {a: frozenset(v for v in vs if seen[v] == 1) for a, vs in values.items()}
+        self._visible[category] = out
+        return out
+
 
 def _text(value: Any) -> str | None:
     """An attribute value as the constraint compares it (strings only; others stay None)."""
@@ -291,11 +348,17 @@ def tables(ctx: GenContext) -> Tables:
 
 
 def preference(ctx: GenContext, user_id: str, category: str) -> Preference:
-    """A customer's :class:`Preference` over one category."""
+    """A customer's :class:`Preference` over one category, as they state it.
+
+    The users table holds fine weights; the customer says each factor's strength in words
+    (:func:`stated_weight`), and those words *are* the preference the ranking is graded by,
+    so what the customer tells the agent decides the ideal list (issue #7: solvable from what
+    the customer gives).
+    """
     prefs = ctx.user(user_id)["preferences"]
     lo, hi, slo, shi = tables(ctx).bounds(category)
     return Preference(
-        weights={k: float(prefs.get(k, 0.0)) for k in _PREF_KEYS},
+        weights={k: stated_weight(float(prefs.get(k, 0.0))) for k in _PREF_KEYS},
         brands=tuple(prefs.get("brands") or ()),
         price_lo=lo,
         price_hi=hi,
@@ -304,12 +367,69 @@ def preference(ctx: GenContext, user_id: str, category: str) -> Preference:
     )
 
 
+#: Words that ask the customer about their preference (the ``priority`` fact); the simulated
+#: customer also answers the fact's label ("priority order") and "what matters".
+PRIORITY_WORDS = [
+    "priority",
+    "priorities",
+    "matters most",
+    "what matters",
+    "most important",
+    "prefer",
+    "preference",
+    "care about",
+]
+
+
+def preference_fact(pref: Preference) -> dict[str, Any]:
+    """The ``priority`` fact (``Draft.facts``): the whole preference, said when asked."""
+    return {
+        "value": pref.statement(),
+        "kind": "text",
+        "label": "priority order",
+        "keywords": PRIORITY_WORDS,
+    }
+
+
+def stated_weight(raw: float) -> float:
+    """The weight of the strength word a customer uses for a raw weight share (:data:`LEVELS`)."""
+    for (_, weight), floor in zip(LEVELS, LEVEL_FLOORS, strict=True):
+        if raw >= floor:
+            return weight
+    return 0.0
+
+
+def _factor_words(key: str, brands: tuple[str, ...], *, liked: bool = True) -> str:
+    """How the customer names a factor: ``a low price``, ``my favourite brands "A" and "B"``.
+
+    Brand names are quoted: some hold "and" or "&" themselves.
+    """
+    if key == "brand_loyalty":
+        if not (liked and brands):
+            return FACTOR_WORDS[key]
+        quoted = [f'"{b}"' for b in brands]
+        names = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+        return f"my favourite brands {names}"
+    return FACTOR_WORDS[key]
+
+
 # --- drawing constraints from a real product -------------------------------------------------
 
 
 def string_attrs(frame: pl.DataFrame, row: dict[str, Any]) -> list[str]:
-    """Attribute names of ``row`` with a string value (the ones a customer can require)."""
+    """Attribute names of ``row`` with a string value (any attribute, shown on cards or not)."""
     return [c[2:] for c in frame.columns if c.startswith("a.") and row.get(c)]
+
+
+def visible_attrs(ctx: GenContext, row: dict[str, Any]) -> list[str]:
+    """Attribute names of ``row`` a customer may require: decidable from search cards.
+
+    Only key attributes (the values a card lists) whose value names that attribute alone in
+    the category (:meth:`Tables.visible`), so an agent that sees a card can tell whether the
+    product meets the requirement without looking up its details (issue #7).
+    """
+    shown = tables(ctx).visible(row["category_id"])
+    return [a for a, values in shown.items() if row.get(f"a.{a}") in values]
 
 
 def draw_values(

@@ -5,8 +5,10 @@ Customer wants:
     all: the category plus a price ceiling, rating floor, shipping days, brand or attribute
     values, drawn from a real in-stock target product so the feasible set is never empty.
     Optional constraints (and the number of options) are omitted with p_missing and must be
-    asked for. What matters most to them (price, rating, speed, brands) is a fact they state
-    when asked. With p_switch(d) they change one constraint after the first turn: a raised
+    asked for. Their preference is a fact they state when asked what matters: all four factors
+    (price, rating, delivery speed, brand with the brands they like) in order, each with a
+    strength word whose weight the ranking uses. Decidable from cards: every constraint is
+    on a fact a search card shows (price, rating, ship days, brand, key attribute values). With p_switch(d) they change one constraint after the first turn: a raised
     budget (×1.25) or another value of a stated attribute that still leaves more than k_rec
     in-stock products (``recsearch.plan_change``).
 Tools offered:
@@ -33,6 +35,11 @@ Episode end:
     the first assistant message without a tool call.
 Version history:
     1.0 — first version.
+    1.2 — decidable from cards: attribute constraints only on key attributes whose value names
+          that attribute alone in the category (``constraints.visible_attrs``); the
+          ``priority`` fact states the whole preference (four factors in weight order with a
+          strength word each, ``Preference.statement``) and the ranking uses exactly the
+          stated weights (``constraints.LEVELS``).
     1.1 — p_switch: a changed budget or attribute value, said after the first turn.
 """
 
@@ -51,16 +58,15 @@ from shopgen.gen.tasks.constraints import (
     feasible_set,
     goal_fields,
     preference,
-    string_attrs,
+    preference_fact,
     tables,
+    visible_attrs,
 )
 from shopgen.gen.tasks.recsearch import ask_question, final_values, plan_change, play, query
 from shopgen.schemas.task import TaskRow
 
 #: Constraint kinds besides attributes, in the order slots are listed.
 KINDS = ("price_max", "rating_min", "ship_days_max", "brand")
-#: Words that ask the customer what matters most (the ``priority`` fact).
-PRIORITY_WORDS = ["priority", "matters most", "most important", "prefer"]
 
 
 def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> Draft:
@@ -72,14 +78,15 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     target = frame.row(int(rng.integers(frame.height)), named=True)
     if target["stock_qty"] <= 0:
         raise Redraw("the target product is out of stock in the catalog")
-    pool = [*KINDS, *(f"attrs.{a}" for a in string_attrs(frame, target))]
+    pool = [*KINDS, *(f"attrs.{a}" for a in visible_attrs(ctx, target))]
     values = choose_constraints(frame, target, pool, int(axes.m) - 1, k + 1, rng)
     user_id = pick(rng, ctx.user_ids)
     name = ctx.store_taxonomy.leaves()[_leaf_index(ctx)[category]][1].name.lower()
     slots: list[Slot] = [make_slot("discovery", "category", name, required=True)]
     slots += [make_slot("discovery", kind, values[kind]) for kind in values]
     slots.append(make_slot("discovery", "k_rec", k))
-    switch = plan_change("discovery", frame, slots, values, k, axes, rng)
+    visible = tables(ctx).visible(category)
+    switch = plan_change("discovery", frame, slots, values, k, axes, rng, visible=visible)
     final = {**values, **dict(switch.changes)} if switch else values
     cons = constraints_from(category, final)
     pref = preference(ctx, user_id, category)
@@ -91,14 +98,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         **goal_fields(ctx, cons, fs, k),
     }
     episode = {"user_id": user_id, "out_of_stock": fs.out_of_stock, "today": ctx.today.isoformat()}
-    facts = {
-        "priority": {
-            "value": pref.top_priority(),
-            "kind": "text",
-            "label": "what matters most",
-            "keywords": PRIORITY_WORDS,
-        }
-    }
+    facts = {"priority": preference_fact(pref)}
     return Draft(slots=tuple(slots), goal=goal, episode=episode, switch=switch, facts=facts)
 
 

@@ -53,11 +53,13 @@ def plan_change(
     rng: np.random.Generator,
     *,
     base: pl.Expr | None = None,
+    visible: dict[str, frozenset[str]] | None = None,
 ) -> Switch | None:
     """A change of mind (p_switch): a raised budget or another value of a stated attribute.
 
     Candidate new attribute values are those that, with every other constraint, still leave
-    more than ``k`` in-stock products of the category (so the final feasible set is usable).
+    more than ``k`` in-stock products of the category (so the final feasible set is usable),
+    and, when ``visible`` (``Tables.visible``) is given, that a search card shows unambiguously.
     The switch is said after the first turn, so the oracle always gathers, hears it, and then
     searches and recommends for the final intent (the goal is computed from the final values).
     """
@@ -77,11 +79,12 @@ def plan_change(
             continue
         rest = {n: v for n, v in values.items() if n != name}
         col = f"a.{name[6:]}"
+        shown = (visible or {}).get(name[6:], frozenset())
         fits = live.filter(constraints_from(category, rest).expr()).group_by(col).len()
         alt = sorted(
             v
             for v, n in zip(fits[col], fits["len"], strict=True)
-            if v and v != values[name] and n > k
+            if v and v != values[name] and n > k and (visible is None or v in shown)
         )
         if alt:
             options.setdefault("change_variant", {})[name] = alt

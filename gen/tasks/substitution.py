@@ -7,6 +7,9 @@ Customer wants:
     original has) — cost at most 1.2× the original (``price_max``), and meet up to m(d) − 2
     further constraints (rating, shipping days, brand, other attributes) drawn from a real
     compatible product, so the set is never empty. Omitted constraints must be asked for.
+    Decidable from cards: compat and attribute values are key attributes a card lists
+    (originals whose compat value a card does not show are redrawn), and the preference is
+    stated in full when asked (the ``priority`` fact, as in discovery).
     With p_switch(d) they change one constraint after the first turn: a raised price ceiling
     (×1.25) or another value of a stated non-compat attribute (``recsearch.plan_change``).
 Tools offered:
@@ -29,6 +32,11 @@ Episode end:
     the first assistant message without a tool call.
 Version history:
     1.0 — first version.
+    1.2 — decidable from cards: attribute constraints only on key attributes whose value names
+          that attribute alone in the category (``constraints.visible_attrs``); the
+          ``priority`` fact states the whole preference (four factors in weight order with a
+          strength word each, ``Preference.statement``) and the ranking uses exactly the
+          stated weights (``constraints.LEVELS``).
     1.1 — p_switch: a changed price ceiling or attribute value, said after the first turn.
 """
 
@@ -50,8 +58,9 @@ from shopgen.gen.tasks.constraints import (
     feasible_set,
     goal_fields,
     preference,
-    string_attrs,
+    preference_fact,
     tables,
+    visible_attrs,
 )
 from shopgen.gen.tasks.discovery import _leaf_index
 from shopgen.gen.tasks.recsearch import ask_question, final_values, plan_change, play, query
@@ -72,6 +81,9 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     original = frame.row(int(rng.integers(frame.height)), named=True)
     leaf = ctx.store_taxonomy.leaves()[_leaf_index(ctx)[category]][1]
     compat = {a: original[f"a.{a}"] for a in leaf.compat if original.get(f"a.{a}")}
+    visible = tables(ctx).visible(category)
+    if any(v not in visible.get(a, ()) for a, v in compat.items()):
+        raise Redraw("a compatibility value search cards do not show")
     price_max = float(math.ceil(original["price"] * PRICE_FACTOR))
     base = Constraints(
         category=category, price_max=price_max, attrs=compat, exclude=(original["product_id"],)
@@ -81,7 +93,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         raise Redraw(f"only {candidates.height} compatible substitutes in stock")
     model = candidates.row(int(rng.integers(candidates.height)), named=True)
     pool = ["rating_min", "ship_days_max", "brand"]
-    pool += [f"attrs.{a}" for a in string_attrs(frame, model) if a not in compat]
+    pool += [f"attrs.{a}" for a in visible_attrs(ctx, model) if a not in compat]
     values = choose_constraints(
         frame, model, pool, max(0, int(axes.m) - 2), k + 1, rng, base=base.expr()
     )
@@ -95,7 +107,9 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         make_slot("substitution", "k_rec", k),
     ]
     no_price = Constraints(category=category, attrs=compat, exclude=(original["product_id"],))
-    switch = plan_change("substitution", frame, slots, stated, k, axes, rng, base=no_price.expr())
+    switch = plan_change(
+        "substitution", frame, slots, stated, k, axes, rng, base=no_price.expr(), visible=visible
+    )
     final = {**stated, **dict(switch.changes)} if switch else stated
     cons = constraints_from(category, final, attrs=compat, exclude=(original["product_id"],))
     user_id = pick(rng, ctx.user_ids)
@@ -115,7 +129,8 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         "out_of_stock": [original["product_id"], *fs.out_of_stock],
         "today": ctx.today.isoformat(),
     }
-    return Draft(slots=tuple(slots), goal=goal, episode=episode, switch=switch)
+    facts = {"priority": preference_fact(pref)}
+    return Draft(slots=tuple(slots), goal=goal, episode=episode, switch=switch, facts=facts)
 
 
 def _history(ctx: GenContext, original: dict, rng: np.random.Generator) -> list[dict]:

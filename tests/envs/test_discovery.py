@@ -14,7 +14,7 @@ from shopgen.env.episode import ShopEnv
 from shopgen.env.state import EpisodeState
 from shopgen.gen.tasks.constraints import Constraints, ndcg
 from shopgen.schemas.errors import ConfigError
-from shopgen.taskgen import TaskFactory
+from shopgen.taskgen import TaskFactory, assistant_message
 from shopgen.testing import check_env
 from shopgen.verifiers.ranking import grade
 from shopgen.verifiers.replay import play
@@ -219,3 +219,65 @@ def test_ndcg_bounded_and_ideal_is_one(gains: list[float]) -> None:
     ideal = sorted(gains, reverse=True)
     assert ndcg(ideal, ideal) == pytest.approx(1.0)
     assert 0.0 < ndcg(gains, ideal) <= 1.0 + 1e-12
+
+
+def _categories(catalog: Path, cats: set[str]) -> dict[str, list[tuple[dict, list[str]]]]:
+    """Each category's products as (attributes, card key_attrs), read with DuckDB."""
+    con = duckdb.connect()
+    q = (
+        "select category_id, attributes, key_attrs "
+        f"from read_parquet('{catalog}/products/*.parquet') where category_id in "
+        f"({', '.join(repr(c) for c in sorted(cats))})"
+    )
+    out: dict[str, list] = {}
+    for cat, attrs, keys in con.execute(q).fetchall():
+        out.setdefault(cat, []).append((json.loads(attrs), list(keys)))
+    return out
+
+
+def check_constraints_on_cards(rows: list, catalog: Path) -> None:
+    """Every attribute constraint is decidable from a card: the value is listed iff it holds."""
+    goals = [r.decoded("goal") for r in rows]
+    products = _categories(catalog, {g["constraints"]["category"] for g in goals})
+    checked = 0
+    for goal in goals:
+        for name, value in goal["constraints"]["attrs"].items():
+            for attrs, keys in products[goal["constraints"]["category"]]:
+                assert (value in keys) == (attrs.get(name) == value), (name, value, keys)
+                checked += 1
+    assert checked
+
+
+def test_constraints_are_visible_on_cards(rows: list, indexed_catalog_dir: Path) -> None:
+    check_constraints_on_cards(rows, indexed_catalog_dir)
+
+
+FACTOR_WORDS = {
+    "price": "a low price",
+    "rating": "a high rating",
+    "ship_speed": "fast delivery",
+    "brand_loyalty": ("my favourite brands", "the brand"),
+}
+
+
+def check_preference_answer(shop: ShopEnv, rows: list) -> None:
+    """Asked what matters, the customer names all four factors, in weight order."""
+    for row in rows:
+        weights = row.decoded("goal")["preference"]["weights"]
+        shop.reset(row)
+        ask = [("ask_user", {"question": "What matters to you, and how much?"})]
+        obs, *_ = shop.step(assistant_message(1, ask))
+        reply = json.loads(obs["messages"][0]["content"])["reply"]
+        at = {}
+        for key, words in FACTOR_WORDS.items():
+            found = [reply.find(w) for w in ((words,) if isinstance(words, str) else words)]
+            at[key] = max(found)
+            assert at[key] >= 0, (key, reply)
+        order = sorted(at, key=at.get)
+        assert [weights[k] for k in order] == sorted(weights.values(), reverse=True), reply
+        assert len(set(weights.values()) - {4.0, 2.0, 1.0, 0.0}) == 0
+
+
+def test_preference_answer_names_four_factors_in_order(shop: ShopEnv) -> None:
+    factory = TaskFactory(shop, seed=3)
+    check_preference_answer(shop, [factory.make(ENV, 0, k).row for k in range(6)])

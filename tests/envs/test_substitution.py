@@ -121,3 +121,16 @@ def test_p_switch_changes_the_final_intent(shop: ShopEnv, indexed_catalog_dir: P
                 assert price <= value
             else:
                 assert json.loads(attrs)[name[6:]] == value
+
+
+def test_constraints_are_visible_on_cards(rows: list, indexed_catalog_dir: Path) -> None:
+    from test_discovery import check_constraints_on_cards
+
+    check_constraints_on_cards(rows, indexed_catalog_dir)
+
+
+def test_preference_answer_names_four_factors_in_order(shop: ShopEnv) -> None:
+    from test_discovery import check_preference_answer
+
+    factory = TaskFactory(shop, seed=3)
+    check_preference_answer(shop, [factory.make(ENV, 0, k).row for k in range(6)])

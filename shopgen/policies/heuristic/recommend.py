@@ -1,10 +1,13 @@
 """Reading requirements, checking candidates and ranking them: discovery and substitution.
 
 The customer states hard requirements (price ceiling, rating floor, delivery days, brand,
-attribute values) in the first message or when asked, and one soft fact when asked: what
-matters most (a low price, a high rating, fast delivery, brands they like). Cards show price,
-rating, stock and key attribute values; brand, shipping days, category and exact attributes
-need ``catalog_get_product``, so the flow checks the best few candidates before it recommends.
+attribute values) in the first message or when asked, and their whole preference when asked
+what matters: the four factors in order, each with a strength word ("a low price (very much),
+then a high rating (a little), then …"; ``gen.tasks.constraints.Preference.statement``). A
+search card shows every fact those refer to (price, rating, shipping days, brand, stock, key
+attribute values), so the flow decides from cards alone: it asks, searches with every stated
+word, widens the search brand by brand while turns are left, and recommends the k shown
+products of the right kind that meet every requirement, best first by the stated weights.
 """
 
 from __future__ import annotations
@@ -25,19 +28,28 @@ from shopgen.policies.heuristic.common import (
 )
 from shopgen.policies.heuristic.turns import Turns
 
-#: What the customer says matters most (``Preference.top_priority``) → ranking key.
-_PRIORITY = {
+#: How the customer names each preference factor (``Preference.statement``) → ranking key.
+_FACTORS = {
     "a low price": "price",
     "a high rating": "rating",
     "fast delivery": "ship",
-    "brands i like": "brand",
+    "the brand": "brand",
+    "my favourite brands": "brand",
 }
-#: Share of the ranking weight the customer's top priority gets; the rest share the remainder.
-TOP_WEIGHT = 0.5
-#: Shipping days assumed for a product not yet checked (the middle of typical 1–7 days).
+#: Strength words → weight (``gen.tasks.constraints.LEVELS``: what the words mean).
+_STRENGTH = {"very much": 4.0, "quite a lot": 2.0, "a little": 1.0, "not at all": 0.0}
+_STATED = re.compile(
+    r"(a low price|a high rating|fast delivery|the brand|my favourite brands(?: \"[^\"]*\""
+    r"(?:,| and)?)+)\s*\((very much|quite a lot|a little|not at all)\)",
+    re.I,
+)
+#: Weights used before the customer said what matters (every factor alike).
+EVEN = {"price": 1.0, "rating": 1.0, "ship": 1.0, "brand": 1.0}
+#: Shipping days assumed when no card has shown a range yet.
 UNKNOWN_SHIP = 4.0
-#: Candidates checked beyond the number of options wanted (spares for failed checks).
-SPARES = 3
+#: Share of the titles naming the product word that must also hold another word of the phrase
+#: for that word to be required too (:func:`same_kind`).
+MOSTLY = 0.8
 _SEGMENT_SPLIT = re.compile(r",\s*(?:and\s+)?|\s+and\s+|[()]|\.\s|[.!?]$|\s-\s")
 _PAIR = re.compile(
     r"\bthe ([a-z][a-z ]{1,30}?) (?:is|should be|is now) (.+?)(?=,\s+the |\s+and the |[.!?]?$)"
@@ -54,7 +66,7 @@ class Needs:
     ship_days_max: int | None = None
     brand: str | None = None
     attrs: list[tuple[str | None, str]] = field(default_factory=list)
-    key: str = "rating"
+    weights: dict[str, float] | None = None
     brands: tuple[str, ...] = ()
 
     def merge(self, other: Needs) -> None:
@@ -63,8 +75,13 @@ class Needs:
             if getattr(other, name) is not None:
                 setattr(self, name, getattr(other, name))
         self.attrs = _merge_attrs(self.attrs, other.attrs)
-        if other.key != "rating" or other.brands:
-            self.key, self.brands = other.key, other.brands
+        if other.weights is not None:
+            self.weights, self.brands = other.weights, other.brands
+
+    def words(self) -> list[str]:
+        """What a search should say besides the product: the brand and attribute values."""
+        out = [self.brand] if self.brand else []
+        return out + [value for _, value in self.attrs]
 
 
 def _merge_attrs(old: list, new: list) -> list:
@@ -80,18 +97,28 @@ def read_needs(text: str) -> Needs:
         rating_min=rating_floor(text),
         ship_days_max=ship_days(text) or _days_pair(text),
     )
-    low = text.lower()
-    for phrase, key in _PRIORITY.items():
-        if phrase in low:
-            needs.key = key
-    m = re.search(r"brands i like \(([^)]*)\)", text, re.I)
-    if m:
-        needs.brands = tuple(b.strip() for b in m.group(1).split(",") if b.strip())
+    needs.weights, needs.brands = read_preference(text)
     m = re.search(r"\bfrom ([A-Z][\w&.' -]*?)(?=,| and | under| rated| delivered|[.!?]|$)", text)
     pairs = dict(_PAIR.findall(text))
     needs.brand = pairs.get("brand") or (m.group(1).strip() if m else None)
     needs.attrs = _attr_pairs(text, pairs)
     return needs
+
+
+def read_preference(text: str) -> tuple[dict[str, float] | None, tuple[str, ...]]:
+    """The stated weights per factor and the liked brands, or (None, ()) if not stated."""
+    found = _STATED.findall(text)
+    if not found:
+        return None, ()
+    weights = dict.fromkeys(EVEN, 0.0)
+    brands: tuple[str, ...] = ()
+    for factor, strength in found:
+        low = factor.lower()
+        key = next(k for phrase, k in _FACTORS.items() if low.startswith(phrase))
+        weights[key] = _STRENGTH[strength.lower()]
+        if key == "brand":
+            brands = tuple(re.findall(r'"([^"]*)"', factor))
+    return weights, brands
 
 
 def _count_pair(text: str) -> int | None:
@@ -106,7 +133,7 @@ def _days_pair(text: str) -> int | None:
 
 _VALUE_END = re.compile(r"\s+(?:show|send|thx|pls|just|list|top)\b", re.I)
 _KNOWN_LABELS = {"budget", "minimum rating", "delivery time", "number of options", "brand"}
-_KNOWN_LABELS |= {"what matters most", "kind of product", "product", "price"}
+_KNOWN_LABELS |= {"what matters most", "kind of product", "product", "price", "priority order"}
 
 
 def _attr_pairs(text: str, pairs: dict[str, str]) -> list[tuple[str | None, str]]:
@@ -170,11 +197,11 @@ def attr_holds(card: dict[str, Any], label: str | None, value: str) -> bool:
             if not label and value.lower() == f"{said} {v}".lower():
                 return True
         return False
-    text = card_text(card)
+    shown = {str(v).lower() for v in card.get("key_attrs") or []}
     if label:
-        return value.lower() in text
+        return value.lower() in shown
     parts = value.lower().split()
-    return any(" ".join(parts[i:]) in text for i in range(1, len(parts)))
+    return any(" ".join(parts[i:]) in shown for i in range(1, len(parts)))
 
 
 def _label(name: str) -> str:
@@ -204,54 +231,70 @@ def _titled(card: dict[str, Any], brand: str) -> bool:
     return str(card.get("title", "")).lower().startswith(brand.lower())
 
 
-def utility(card: dict[str, Any], needs: Needs, prices: tuple[float, float]) -> float:
-    """An estimate of how much the customer likes a product: the blend a stated priority tilts."""
-    rest = (1.0 - TOP_WEIGHT) / 3
-    w = {k: (TOP_WEIGHT if k == needs.key else rest) for k in ("price", "rating", "ship", "brand")}
-    lo, hi = prices
+def utility(card: dict[str, Any], needs: Needs, scale: tuple[float, float, float, float]) -> float:
+    """How much the customer likes a product by their stated weights (the verifier's formula).
+
+    Price and shipping days are normalised over ``scale`` = (price_lo, price_hi, ship_lo,
+    ship_hi), the range of the product kind's cards seen so far: the agent's estimate of the
+    category's range.
+    """
+    w = needs.weights or EVEN
+    lo, hi, slo, shi = scale
     price = (hi - float(card.get("price", 0))) / (hi - lo) if hi > lo else 1.0
-    ship = float(card.get("ship_days") or UNKNOWN_SHIP)
+    days = float(card.get("ship_days") or UNKNOWN_SHIP)
+    ship = (shi - days) / (shi - slo) if shi > slo else 1.0
     brand = card.get("brand") or ""
     loyal = any(brand == b or (not brand and _titled(card, b)) for b in needs.brands)
     return (
         w["price"] * price
         + w["rating"] * (float(card.get("rating", 0)) - 1) / 4
-        + w["ship"] * max(0.0, (7.0 - ship) / 6.0)
+        + w["ship"] * ship
         + w["brand"] * loyal
     )
 
 
-def ranked(items: list[dict[str, Any]], needs: Needs) -> list[dict[str, Any]]:
-    """Items best first by :func:`utility` (prices normalised over the items)."""
+def span(items: list[dict[str, Any]]) -> tuple[float, float, float, float]:
+    """(price_lo, price_hi, ship_lo, ship_hi) over ``items`` (the utility's scale)."""
+    prices = [float(c.get("price", 0)) for c in items] or [0.0]
+    days = [float(c["ship_days"]) for c in items if c.get("ship_days") is not None]
+    days = days or [UNKNOWN_SHIP]
+    return min(prices), max(prices), min(days), max(days)
+
+
+def ranked(
+    items: list[dict[str, Any]],
+    needs: Needs,
+    scale: tuple[float, float, float, float] | None = None,
+) -> list[dict[str, Any]]:
+    """Items best first by :func:`utility` (scale: the items' own range unless given)."""
     if not items:
         return []
-    prices = [float(c.get("price", 0)) for c in items]
-    span = (min(prices), max(prices))
-    return sorted(items, key=lambda c: (-utility(c, needs, span), c["product_id"]))
+    scale = scale or span(items)
+    return sorted(items, key=lambda c: (-utility(c, needs, scale), c["product_id"]))
 
 
 def same_kind(items: list[dict[str, Any]], noun: str) -> list[dict[str, Any]]:
-    """Items whose title names the product word: the customer's word most titles share.
+    """Items whose title names the product: the customer's commonest word and its usual company.
 
-    The customer's phrase may run into a requirement ("tablet cases material"); the word most
-    shown titles contain is the product word.
+    Titles vary the noun ("Running Sneakers" for running shoes), so only the product word most
+    shown titles contain is required, plus each other word of the customer's phrase that
+    nearly all of those titles share ("dress" in dress shoes).
     """
     titles = [words(str(c.get("title", ""))) for c in items]
-    whole = [c for c, t in zip(items, titles, strict=True) if words(noun) and words(noun) <= t]
-    if len(whole) >= SPARES:
-        return whole
     counts = {w: sum(w in t for t in titles) for w in words(noun)}
     if not counts or max(counts.values()) == 0:
         return []
     head = max(counts, key=lambda w: (counts[w], w))
-    return [c for c, t in zip(items, titles, strict=True) if head in t]
+    with_head = [t for t in titles if head in t]
+    need = {head} | {w for w in counts if sum(w in t for t in with_head) >= MOSTLY * len(with_head)}
+    return [c for c, t in zip(items, titles, strict=True) if need <= t]
 
 
 # --- the flow -----------------------------------------------------------------------------
 
 
 QUESTION = (
-    "What matters most to you: a low price, a high rating, fast delivery or brands you like? "
+    "What matters to you, and how much: a low price, a high rating, fast delivery, the brand? "
     "Do you have a budget, a minimum rating, a delivery time or a brand in mind?"
 )
 
@@ -266,14 +309,14 @@ def recommend_flow(
     turns: Turns | None = None,
     segments: tuple[str, ...] = (),
 ) -> Oracle:
-    """Ask, search, check the best candidates, recommend the best k; used by two envs.
+    """Ask, search with every stated word, widen by brand, recommend the best k; two envs use it.
 
     Args:
         text: the customer's first message.
-        query: what to search for.
+        query: the product words to search for.
         noun: the product word a fitting title names ("boots").
         exclude: product ids never to recommend (the unavailable original).
-        anchor: a product whose category the picks must share (the original), if known.
+        anchor: the unavailable original, if known (never recommended).
         turns: the turns already used by the caller, if any.
         segments: "label value" requirements whose label is not known (``long_form_segments``).
     """
@@ -281,18 +324,29 @@ def recommend_flow(
     needs = read_needs(text)
     needs.attrs += [(None, s) for s in segments]
     question = QUESTION + ("" if needs.k else " How many options would you like?")
-    calls = [call("ask_user", question=question), call("catalog_search", query=query)]
-    answer, found = yield from turns.run(calls)
-    reply = reply_text([answer or {}]) + " " + " ".join(turns.said)
-    needs.merge(read_needs(reply))
-    k = needs.k or 3
-    pool = [c for c in cards([found or {}]) if c["product_id"] not in exclude]
-    shown = same_kind(pool, noun) or pool
-    candidates = ranked([c for c in shown if meets(c, needs)], needs)
-    if len(candidates) < k:  # a card may not show the attribute: check the others too
-        loose = replace(needs, attrs=[])
-        candidates += ranked([c for c in shown if meets(c, loose) and c not in candidates], needs)
-    picks = yield from _check(turns, candidates, needs, k, anchor)
+    said = _query(query, needs)
+    calls = [call("ask_user", question=question), call("catalog_search", query=said)]
+    answer, found = yield from turns.run(calls, max_turns=1)
+    needs.merge(read_needs(reply_text([answer or {}])))
+    seen: dict[str, dict[str, Any]] = {}
+    _see(seen, found)
+    done = {said} if found else set()
+    skip = exclude | ({anchor} if anchor else set())
+    while turns.left() > 0:
+        needs.merge(read_needs(" ".join(turns.said)))  # a change of mind said unprompted
+        todo = [q for q in _queries(query, needs, seen, noun, skip) if q not in done]
+        if not todo:
+            break
+        batch = todo[: turns.budget or 1]
+        results = yield from turns.run(
+            [call("catalog_search", query=q) for q in batch], max_turns=1
+        )
+        for q, r in zip(batch, results, strict=True):
+            if r is not None:
+                done.add(q)
+                _see(seen, r)
+    needs.merge(read_needs(" ".join(turns.said)))
+    picks = best(list(seen.values()), needs, noun, skip)
     if not picks:
         yield "Sorry, I found nothing that meets your requirements."
         return
@@ -300,31 +354,48 @@ def recommend_flow(
     yield "Here are my picks, best first: " + "; ".join(c["title"] for c in picks) + "."
 
 
-def _check(
-    turns: Turns, candidates: list[dict[str, Any]], needs: Needs, k: int, anchor: str | None
-) -> Any:
-    """Check the best candidates' details in the turns left; the k best that pass."""
-    head = candidates[: max(0, turns.capacity() - (1 if anchor else 0))]
-    head = head[: k + SPARES]
-    ids = ([anchor] if anchor else []) + [c["product_id"] for c in head]
-    results = yield from turns.run(
-        [call("catalog_get_product", product_id=i) for i in ids], max_turns=turns.left()
-    )
-    details = {r["product_id"]: r for r in results if r and "product_id" in r}
-    category = _category(details, anchor)
-    checked, unchecked = [], []
-    for c in candidates:
-        d = details.get(c["product_id"])
-        if d is None:
-            unchecked.append(c)
-        elif meets(d, needs) and (category is None or d.get("category") == category):
-            checked.append(d)
-    return (ranked(checked, needs) + unchecked)[:k]
+def _query(query: str, needs: Needs, *lead: str) -> str:
+    """A search query: the lead words, the stated brand and attribute values, the product."""
+    parts = [*lead, *needs.words(), query]
+    return " ".join(dict.fromkeys(p for p in parts if p))
 
 
-def _category(details: dict[str, dict[str, Any]], anchor: str | None) -> str | None:
-    """The category the picks must share: the anchor's, else the most common one checked."""
-    if anchor and anchor in details:
-        return details.pop(anchor).get("category")
-    cats = [d.get("category") for d in details.values()]
-    return max(set(cats), key=lambda c: (cats.count(c), str(c))) if cats else None
+def _see(seen: dict[str, dict[str, Any]], result: dict[str, Any] | None) -> None:
+    for c in cards([result or {}]):
+        seen.setdefault(c["product_id"], c)
+
+
+def _queries(
+    query: str, needs: Needs, seen: dict[str, dict[str, Any]], noun: str, skip: set[str]
+) -> list[str]:
+    """Searches worth running next, most useful first.
+
+    First the full query (a reply may have added a brand or a value), then one query per
+    brand: the liked brands when the brand matters, then the brands of the best fitting
+    products seen — more of a brand's products of this kind surface that way.
+    """
+    out = [_query(query, needs)]
+    if needs.brand:
+        return out
+    if needs.weights and needs.weights.get("brand"):
+        out += [_query(query, needs, b) for b in needs.brands]
+    pool = same_kind(list(seen.values()), noun) or list(seen.values())
+    fits = ranked([c for c in pool if meets(c, needs) and c["product_id"] not in skip], needs)
+    for c in fits or ranked(pool, needs):
+        out.append(_query(query, needs, str(c.get("brand") or "")))
+    return list(dict.fromkeys(out))
+
+
+def best(
+    items: list[dict[str, Any]], needs: Needs, noun: str, skip: set[str]
+) -> list[dict[str, Any]]:
+    """The k best shown products of the right kind that meet every stated requirement."""
+    k = needs.k or 3
+    pool = [c for c in items if c["product_id"] not in skip]
+    kind = same_kind(pool, noun) or pool
+    scale = span(kind)
+    fits = ranked([c for c in kind if meets(c, needs)], needs, scale)
+    if len(fits) < k:  # a stated value the cards do not show verbatim: loosen it
+        loose = replace(needs, attrs=[])
+        fits += ranked([c for c in kind if meets(c, loose) and c not in fits], needs, scale)
+    return fits[:k]

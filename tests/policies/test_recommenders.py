@@ -1,0 +1,86 @@
+"""The discovery and substitution heuristics: reading the stated preference, solving easy tasks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shopgen.env.episode import ShopEnv
+from shopgen.gen.store import CatalogStore
+from shopgen.gen.tasks.constraints import LEVELS, Preference
+from shopgen.policies.evaluate import evaluate, generated_rows
+from shopgen.policies.heuristic.recommend import Needs, read_preference, same_kind, utility
+
+KEYS = {"price": "price", "rating": "rating", "ship_speed": "ship", "brand_loyalty": "brand"}
+_BRAND = st.text(alphabet="ABCdefgh &.'", min_size=1, max_size=14).map(str.strip).filter(bool)
+
+
+@given(
+    levels=st.lists(st.sampled_from([w for _, w in LEVELS]), min_size=4, max_size=4).filter(any),
+    brands=st.lists(_BRAND.filter(lambda b: '"' not in b), max_size=3, unique=True),
+)
+def test_statement_reads_back_to_the_weights(levels: list[float], brands: list[str]) -> None:
+    weights = dict(zip(KEYS, levels, strict=True))
+    pref = Preference(
+        weights=weights, brands=tuple(brands), price_lo=1, price_hi=9, ship_lo=1, ship_hi=5
+    )
+    read, liked = read_preference(f"Sure: the priority order is {pref.statement()}.")
+    assert read == {KEYS[k]: w for k, w in weights.items()}
+    assert liked == (tuple(brands) if weights["brand_loyalty"] else ())
+
+
+def test_stated_weights_rank_cards_as_the_verifier() -> None:
+    """With the category's range as scale, the agent's utility orders as Preference.utility."""
+    pref = Preference(
+        weights={"price": 4.0, "rating": 1.0, "ship_speed": 2.0, "brand_loyalty": 1.0},
+        brands=("Acme",),
+        price_lo=10.0,
+        price_hi=90.0,
+        ship_lo=1,
+        ship_hi=7,
+    )
+    weights, brands = read_preference(pref.statement())
+    needs = Needs(weights=weights, brands=brands)
+    cards = [
+        {"product_id": str(i), "price": p, "rating": r, "ship_days": s, "brand": b}
+        for i, (p, r, s, b) in enumerate(
+            [(20, 4.0, 3, "Acme"), (15, 3.0, 6, "Bolt"), (80, 5.0, 1, "Acme"), (40, 4.5, 2, "X")]
+        )
+    ]
+    truth = sorted(cards, key=lambda c: -pref.utility(c))
+    mine = sorted(cards, key=lambda c: -utility(c, needs, (10.0, 90.0, 1.0, 7.0)))
+    assert [c["product_id"] for c in mine] == [c["product_id"] for c in truth]
+
+
+def test_same_kind_accepts_title_synonyms_but_not_other_kinds() -> None:
+    titles = [
+        "Allora Men's Road Running Shoes",
+        "Rocha Women's Trail Running Shoes",
+        "Mcdonaify Unisex Road Running Sneakers",
+        "Dean Classic 17-Piece Knife Set",
+    ]
+    items = [{"product_id": str(i), "title": t} for i, t in enumerate(titles)]
+    kept = {c["product_id"] for c in same_kind(items, "running shoes")}
+    assert kept == {"0", "1", "2"}
+
+
+@pytest.fixture(scope="module")
+def shop(indexed_catalog_dir: Path) -> ShopEnv:
+    return ShopEnv(CatalogStore(indexed_catalog_dir))
+
+
+#: Solve rate the heuristic must reach at d = 0. Measured 0.42-0.7 (3k-5k catalogs, 12-30
+#: tasks): the category is not on a card, and titles naming another kind of product ("baby
+#: monitors" for monitors) still cost tasks. Raise it once cards show the category.
+D0_FLOOR = 0.3
+
+
+@pytest.mark.parametrize("env", ["discovery", "substitution"])
+def test_heuristic_solves_most_easy_tasks(shop: ShopEnv, env: str) -> None:
+    rows = list(generated_rows(shop, [env], [0], 12))
+    cells = {c.policy: c for c in evaluate(shop, rows, ["heuristic", "random"])}
+    assert cells["heuristic"].solve_rate >= D0_FLOOR
+    assert cells["random"].solve_rate < cells["heuristic"].solve_rate
