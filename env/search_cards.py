@@ -29,6 +29,7 @@ CARD_COLUMNS = (
     "product_id",
     "title",
     "brand",
+    "category_path",
     "price",
     "rating",
     "ship_days",
@@ -41,8 +42,9 @@ class ProductCard(BaseModel):
     """One search hit as the agent sees it: enough to choose, not the whole product.
 
     A card holds every fact a customer's hard constraints and stated preferences refer to
-    (price, rating, shipping days, brand, key attribute values, stock), so an agent can tell
-    a feasible product from a search result alone, as the oracle does.
+    (category, price, rating, shipping days, brand, key attribute values, stock), so an agent
+    can tell a feasible product from a search result alone, as the oracle does: titles do not
+    always name the category ("monitor" fits baby monitors too).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -50,6 +52,7 @@ class ProductCard(BaseModel):
     product_id: str = Field(description="product id to pass to other tools (not a variant_id)")
     title: str = Field(description="product title")
     brand: str = Field(description="brand")
+    category: str = Field(description="the product's category (the last level of its path)")
     price: float = Field(description="price in USD")
     rating: float = Field(description="average rating, 1–5")
     ship_days: int = Field(description="days to deliver")
@@ -126,6 +129,7 @@ class _CardColumns:
         "attr_offsets",
         "attrs",
         "brand",
+        "category",
         "pid",
         "price",
         "rating",
@@ -148,6 +152,7 @@ class _CardColumns:
         self.pid = _Strings(column("product_id", pa.large_string()))
         self.title = _Strings(column("title", pa.large_string()))
         self.brand = _Strings(column("brand", pa.large_string()))
+        self.category = _Strings(column("category_path", pa.large_string()))
         self.price = column("price", pa.float64()).to_numpy()
         self.rating = column("rating", pa.float64()).to_numpy()
         self.ship = column("ship_days", pa.int64()).to_numpy()
@@ -165,6 +170,7 @@ class _CardColumns:
             "product_id": self.pid[row],
             "title": self.title[row],
             "brand": self.brand[row],
+            "category": self.category[row].rsplit(" > ", 1)[-1],
             "price": self.price.item(row),
             "rating": self.rating.item(row),
             "ship_days": self.ship.item(row),
