@@ -48,6 +48,40 @@ def p_indirect_order_ref(d: int) -> float:
     return round(0.9 * sigmoid((check_d(d) - 4) / 2), 6)
 
 
+def p_order_clash(d: int) -> float:
+    """Probability an order named by its item shares that kind of item with other listed orders.
+
+    Then the item alone no longer says which order is meant: the customer's extra detail
+    (:func:`order_hint_level`) does, and it may have to be asked for (p_missing).
+    """
+    return round(0.85 * sigmoid((check_d(d) - 6) / 2), 6)
+
+
+def order_hint_level(d: int) -> int:
+    """How vague the detail telling same-item orders apart may be: 0 at d=0, one more every 2.
+
+    ``shopgen.gen.tasks.status.HINT_KINDS`` lists the kinds from exact to relational (the day
+    placed, the month, the total, recency, another item in it, cheaper or dearer, whether it
+    arrived); at level L the customer remembers one of the kinds L-2..L, so as d grows the
+    exact ones drop out, as they do from a customer's memory. At most 6.
+    """
+    return min(6, check_d(d) // 2)
+
+
+def p_item_paraphrase(d: int) -> float:
+    """Probability a customer names an ordered item by another word for it than its title's.
+
+    ("my plushie" for a "Plush Toy", "my tabletop game" for a "Board Game"): the listing must
+    then be read for meaning, not matched word for word.
+    """
+    return round(0.7 * sigmoid((check_d(d) - 7) / 2), 6)
+
+
+def order_facts_asked(d: int) -> int:
+    """Facts a status customer asks for at once (status, delivery date, tracking, carrier), ≤ 3."""
+    return min(3, 1 + check_d(d) // 5)
+
+
 def journey_length(d: int) -> int:
     """Sub-intents in a journey task, L(d) = 2 + ⌊d/4⌋, at most 5."""
     return min(5, 2 + check_d(d) // 4)
@@ -67,6 +101,10 @@ SCHEDULES = {
         p_history_ref,
         p_return_edge,
         p_indirect_order_ref,
+        p_order_clash,
+        order_hint_level,
+        p_item_paraphrase,
+        order_facts_asked,
         journey_length,
         p_shorthand,
     )

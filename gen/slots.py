@@ -123,6 +123,9 @@ VOCAB: dict[str, tuple[SlotSpec, ...]] = {
         ("order_date", "date", "order date", False),
         ("item", "text", "item", False),
         ("want", "choice", "thing I need", True),
+        # How the customer tells one of several orders with the same item apart ("the most
+        # recent one", "the one that came to $45.99"); protected: a typo could change its answer.
+        ("order_hint", "order_ref", "order I mean", False),
     ),
     "policy": _specs(
         ("topic", "text", "question", True),

@@ -100,7 +100,7 @@ ENVS: tuple[EnvSpec, ...] = (
         "H_orders",
         "p_switch",
     ),
-    _spec("status", "1.0", "tell the customer where an order is", *_COMMON, "H_orders"),
+    _spec("status", "2.0", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
         "1.0",

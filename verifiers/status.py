@@ -9,11 +9,11 @@ from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import compose
-from shopgen.verifiers.text import code_stated, dates_in, status_stated
+from shopgen.verifiers.text import carrier_stated, code_stated, dates_in, status_stated
 
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
-    """Grade the final message: status (and nothing contradicting it), date, tracking."""
+    """Grade the final message: status (and nothing contradicting it), date, tracking, carrier."""
     goal = task.decoded("goal")
     text = state.final_text or ""
     today = date.fromisoformat(task.decoded("episode").get("today") or goal["date"] or "2026-01-01")
@@ -22,6 +22,8 @@ def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]])
         parts["date"] = date.fromisoformat(goal["date"]) in dates_in(text, year=today.year)
     if goal["tracking_number"]:
         parts["tracking"] = code_stated(text, goal["tracking_number"])
+    if goal.get("carrier"):  # absent from 1.0 goals
+        parts["carrier"] = carrier_stated(text, goal["carrier"])
     right = sum(parts.values())
     r_task = 2 * right / len(parts) - 1 if text.strip() else -1.0
     return compose(

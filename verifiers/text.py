@@ -188,3 +188,29 @@ def refusal_reasons_stated(text: str) -> set[str]:
 def not_eligible_stated(text: str) -> bool:
     """The text tells the customer the item cannot be returned or exchanged."""
     return bool(_NOT_ELIGIBLE.search(text))
+
+
+# -- carriers (status answers, issue #9) -----------------------------------------------------------
+
+#: Carrier names as the world writes them (``shopgen.gen.world.CARRIERS``) and as people do.
+CARRIER_WORDS: dict[str, tuple[str, ...]] = {
+    "UPS": ("ups",),
+    "USPS": ("usps", "postal service"),
+    "FedEx": ("fedex", "fed ex"),
+    "OnTrac": ("ontrac", "on trac"),
+}
+_CARRIER_RES = {
+    name: re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b")
+    for name, words in CARRIER_WORDS.items()
+}
+
+
+def carriers_named(text: str) -> set[str]:
+    """The carriers the text names (word by word, so "USPS" does not also name "UPS")."""
+    low = " ".join(text.lower().split())
+    return {name for name, pattern in _CARRIER_RES.items() if pattern.search(low)}
+
+
+def carrier_stated(text: str, carrier: str) -> bool:
+    """The text names ``carrier`` and no other carrier."""
+    return carriers_named(text) == {carrier}

@@ -7,10 +7,18 @@ import polars as pl
 import pytest
 
 from shopgen.env.state import EpisodeState
+from shopgen.env.user import SimulatedUser, compile_script
+from shopgen.gen.schedules import order_facts_asked, p_order_clash
 from shopgen.gen.store import CatalogStore
-from shopgen.gen.tasks.status import STATUS_PHRASES, answer
+from shopgen.gen.tasks.status import HINT_KINDS, STATUS_PHRASES, answer, clarifying_question
 from shopgen.verifiers.status import verify
-from shopgen.verifiers.text import asserted_statuses, dates_in, status_stated
+from shopgen.verifiers.text import (
+    asserted_statuses,
+    carrier_stated,
+    carriers_named,
+    dates_in,
+    status_stated,
+)
 
 
 def test_same_key_same_task(factory):
@@ -113,3 +121,114 @@ def test_oracle_trajectory_is_in_openai_format(factory):
     assert messages[-1] == {"role": "assistant", "content": answer(row.decoded("goal"))}
     assert all(m["role"] == "assistant" for m in messages)
     assert all(tc["type"] == "function" for m in messages[:-1] for tc in m["tool_calls"])
+
+
+# -- 2.0: same-item orders, telling details, several facts (issue #9) ----------------------------
+
+
+def _goals(factory, d, n=16):
+    return [factory.make("status", d, k).row.decoded("goal") for k in range(n)]
+
+
+def test_same_item_orders_and_asked_facts_grow_with_d(factory):
+    low, high = _goals(factory, 2), _goals(factory, 12)
+    assert p_order_clash(12) > p_order_clash(2)
+    assert sum(g["item_ambiguous"] for g in high) > sum(g["item_ambiguous"] for g in low)
+    assert sum(g["holders"] for g in high) > sum(g["holders"] for g in low)
+
+    def facts(goals):
+        return sum(1 + g["want"].count(",") + g["want"].count(" and ") for g in goals)
+
+    assert order_facts_asked(12) > order_facts_asked(0)
+    assert facts(high) > facts(low)
+
+
+def test_telling_details_get_vaguer_with_d(factory):
+    def level(d):
+        kinds = [g["hint_kind"] for g in _goals(factory, d, 24) if g["hint_kind"]]
+        return sum(HINT_KINDS.index(k) for k in kinds) / max(1, len(kinds))
+
+    assert level(12) > level(6)
+
+
+def test_the_telling_detail_singles_the_order_out(factory, indexed_catalog_dir):
+    """Recomputed from the orders table: the target is the only holder the detail fits."""
+    orders = CatalogStore(indexed_catalog_dir).read("orders")
+    checked = 0
+    for d in (6, 8, 10, 12):
+        for k in range(10):
+            row = factory.make("status", d, k).row
+            goal = row.decoded("goal")
+            if not goal["item_ambiguous"]:
+                continue
+            slots = {s["name"]: s["value"] for s in row.decoded("user_script")["slots"]}
+            held = orders.filter(pl.col("order_id").is_in(goal["holder_ids"]))
+            assert set(goal["holder_ids"]) <= set(row.decoded("episode")["order_ids"])
+            assert goal["order_id"] in goal["holder_ids"]
+            assert held.height >= 2
+            target = held.filter(pl.col("order_id") == goal["order_id"]).row(0, named=True)
+            rest = held.filter(pl.col("order_id") != goal["order_id"])
+            kind = goal["hint_kind"]
+            hint = slots.get("order_hint", "")
+            if kind == "day":
+                day = target["placed_at"].date()
+                assert slots["order_date"] == f"{day:%B} {day.day}"
+                assert day not in {t.date() for t in rest["placed_at"]}
+            elif kind == "month":
+                assert target["placed_at"].strftime("%B") in hint
+                assert target["placed_at"].month not in set(rest["placed_at"].dt.month())
+            elif kind == "total":
+                assert f"${target['total']:.2f}" in hint
+                assert round(target["total"], 2) not in set(rest["total"].round(2))
+            elif kind == "price_rank":
+                cheapest = target["total"] < rest["total"].min()
+                assert cheapest == ("cheap" in hint)
+                assert cheapest or target["total"] > rest["total"].max()
+            elif kind == "recency":
+                latest = target["placed_at"] > rest["placed_at"].max()
+                assert latest == ("recent" in hint)
+                assert latest or target["placed_at"] < rest["placed_at"].min()
+            elif kind == "arrival":
+                arrived = target["status"] == "delivered"
+                assert arrived == ("already arrived" in hint)
+                assert all((s == "delivered") != arrived for s in rest["status"])
+            checked += 1
+    assert checked > 0
+
+
+def test_the_clarifying_question_reveals_the_telling_detail(factory):
+    for d in (4, 8, 12):
+        for k in range(12):
+            row = factory.make("status", d, k).row
+            goal = row.decoded("goal")
+            script = row.decoded("user_script")
+            slots = {s["name"]: s for s in script["slots"]}
+            telling = slots.get("order_hint") or slots.get("order_date")
+            if not goal["item_ambiguous"] or telling is None:
+                continue
+            user = SimulatedUser(compile_script(row.user_script), "status", row.seed, row.task_id)
+            reply = user.reply(clarifying_question(str(slots["item"]["value"])), 1)["reply"]
+            assert str(telling["value"]) in reply
+
+
+def test_carrier_is_graded_exactly(factory):
+    assert carriers_named("Shipped with USPS, tracking 94..") == {"USPS"}
+    assert carrier_stated("The carrier is FedEx.", "FedEx")
+    assert not carrier_stated("UPS or FedEx", "FedEx")
+    rows = [factory.make("status", 12, k).row for k in range(16)]
+    with_carrier = [r for r in rows if r.decoded("goal")["carrier"]]
+    assert with_carrier, "no d=12 task asks for the carrier"
+    for row in with_carrier:
+        goal = row.decoded("goal")
+        assert _score(row, answer(goal)).is_correct
+        other = next(c for c in ("UPS", "USPS", "FedEx", "OnTrac") if c != goal["carrier"])
+        wrong = _score(row, answer({**goal, "carrier": other}))
+        assert not wrong.is_correct
+        assert wrong.r_task < 1
+
+
+def test_every_level_is_solved_by_its_oracle(factory):
+    """The pipeline proves each task; at every d some draw succeeds within its attempts."""
+    for d in range(13):
+        row = factory.make("status", d, 0).row
+        assert row.decoded("goal")["min_turns"] >= 2
