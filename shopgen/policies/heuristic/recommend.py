@@ -273,6 +273,30 @@ def ranked(
     return sorted(items, key=lambda c: (-utility(c, needs, scale), c["product_id"]))
 
 
+def of_category(
+    items: list[dict[str, Any]], noun: str, anchor: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Items of the customer's category, read from the cards' ``category`` field.
+
+    The category is the anchor's (the unavailable original) when its card was seen, else the
+    one whose name is the customer's phrase ("Monitors", not "Baby Monitors"), else the one
+    most title-matching cards (:func:`same_kind`) belong to. Empty when no card shows one.
+    """
+    named = [c for c in items if c.get("category")]
+    if not named:
+        return []
+    if anchor is not None and anchor.get("category"):
+        category = anchor["category"]
+    else:
+        exact = [c["category"] for c in named if words(c["category"]) == words(noun)]
+        kind = [c["category"] for c in same_kind(named, noun)]
+        votes = exact or kind
+        if not votes:
+            return []
+        category = max(set(votes), key=lambda v: (votes.count(v), v))
+    return [c for c in named if c["category"] == category]
+
+
 def same_kind(items: list[dict[str, Any]], noun: str) -> list[dict[str, Any]]:
     """Items whose title names the product: the customer's commonest word and its usual company.
 
@@ -334,7 +358,7 @@ def recommend_flow(
     skip = exclude | ({anchor} if anchor else set())
     while turns.left() > 0:
         needs.merge(read_needs(" ".join(turns.said)))  # a change of mind said unprompted
-        todo = [q for q in _queries(query, needs, seen, noun, skip) if q not in done]
+        todo = [q for q in _queries(query, needs, seen, noun, skip, anchor) if q not in done]
         if not todo:
             break
         batch = todo[: turns.budget or 1]
@@ -346,7 +370,7 @@ def recommend_flow(
                 done.add(q)
                 _see(seen, r)
     needs.merge(read_needs(" ".join(turns.said)))
-    picks = best(list(seen.values()), needs, noun, skip)
+    picks = best(list(seen.values()), needs, noun, skip, seen.get(anchor or ""))
     if not picks:
         yield "Sorry, I found nothing that meets your requirements."
         return
@@ -366,7 +390,12 @@ def _see(seen: dict[str, dict[str, Any]], result: dict[str, Any] | None) -> None
 
 
 def _queries(
-    query: str, needs: Needs, seen: dict[str, dict[str, Any]], noun: str, skip: set[str]
+    query: str,
+    needs: Needs,
+    seen: dict[str, dict[str, Any]],
+    noun: str,
+    skip: set[str],
+    anchor: str | None = None,
 ) -> list[str]:
     """Searches worth running next, most useful first.
 
@@ -379,20 +408,31 @@ def _queries(
         return out
     if needs.weights and needs.weights.get("brand"):
         out += [_query(query, needs, b) for b in needs.brands]
-    pool = same_kind(list(seen.values()), noun) or list(seen.values())
+    pool = _kind(list(seen.values()), noun, seen.get(anchor or ""))
     fits = ranked([c for c in pool if meets(c, needs) and c["product_id"] not in skip], needs)
     for c in fits or ranked(pool, needs):
         out.append(_query(query, needs, str(c.get("brand") or "")))
     return list(dict.fromkeys(out))
 
 
+def _kind(
+    items: list[dict[str, Any]], noun: str, anchor: dict[str, Any] | None
+) -> list[dict[str, Any]]:
+    """The items of the wanted kind: by card category, else by title, else all of them."""
+    return of_category(items, noun, anchor) or same_kind(items, noun) or items
+
+
 def best(
-    items: list[dict[str, Any]], needs: Needs, noun: str, skip: set[str]
+    items: list[dict[str, Any]],
+    needs: Needs,
+    noun: str,
+    skip: set[str],
+    anchor: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The k best shown products of the right kind that meet every stated requirement."""
     k = needs.k or 3
-    pool = [c for c in items if c["product_id"] not in skip]
-    kind = same_kind(pool, noun) or pool
+    kind = _kind(items, noun, anchor)
+    kind = [c for c in kind if c["product_id"] not in skip]
     scale = span(kind)
     fits = ranked([c for c in kind if meets(c, needs)], needs, scale)
     if len(fits) < k:  # a stated value the cards do not show verbatim: loosen it
