@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import psutil
 
@@ -47,3 +49,21 @@ def run_with_peak_rss(cmd: list[str]) -> tuple[float, int, str]:
     if proc.returncode:
         raise RuntimeError(f"{' '.join(cmd)} failed: {err.decode()[-500:]}")
     return time.perf_counter() - started, peak, out.decode()
+
+
+def indexed_catalog(tmp: str, size: int) -> Path:
+    """An indexed catalog of ``size`` products built under ``tmp``.
+
+    ``SHOPGEN_BENCH_CATALOG`` names one to reuse as is instead: building 100k or 1M takes
+    minutes.
+    """
+    from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
+    from shopgen.gen.index import build_index
+
+    given = os.environ.get("SHOPGEN_BENCH_CATALOG")
+    if given:
+        return Path(given)
+    root = Path(tmp) / "catalog"
+    write_catalog(CatalogConfig(size=size, seed=0), root)
+    build_index(root)
+    return root

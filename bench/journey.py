@@ -13,31 +13,18 @@ The catalog is built in a temporary directory (5k products quick, 20k full) unle
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from collections import Counter
-from pathlib import Path
 
+from bench.common import indexed_catalog
 from shopgen.env.episode import ShopEnv
-from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
-from shopgen.gen.index import build_index
 from shopgen.taskgen import TaskFactory
 
 #: Levels measured: the issue's d = 5 and the longest journeys.
 LEVELS = (5, 12)
 #: Warm-up tasks per environment and level (category tables, index pages, templates).
 WARM = 4
-
-
-def _catalog(tmp: str, size: int) -> Path:
-    given = os.environ.get("SHOPGEN_BENCH_CATALOG")
-    if given:
-        return Path(given)
-    root = Path(tmp) / "catalog"
-    write_catalog(CatalogConfig(size=size, seed=0), root)
-    build_index(root)
-    return root
 
 
 def _cpu_seconds(factory: TaskFactory, env: str, d: int, n: int) -> tuple[float, list]:
@@ -53,7 +40,7 @@ def run(quick: bool = False) -> dict:
     size, n = (5_000, 12) if quick else (20_000, 40)
     out: dict[str, float | int | str] = {"tasks_per_level": n}
     with tempfile.TemporaryDirectory() as tmp:
-        env = ShopEnv(_catalog(tmp, size))
+        env = ShopEnv(indexed_catalog(tmp, size))
         out["catalog_products"] = env.store.products.height
         factory = TaskFactory(env, seed=0)
         for d in LEVELS:

@@ -15,16 +15,13 @@ The catalog is built in a temporary directory (10k products quick, 100k full) un
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 
+from bench.common import indexed_catalog
 from shopgen.env.episode import ShopEnv
-from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
 from shopgen.gen.difficulty import theta
-from shopgen.gen.index import build_index
 from shopgen.gen.render import render_first_message
 from shopgen.gen.seeding import stream
 from shopgen.schemas.envs import ENV_NAMES
@@ -44,22 +41,12 @@ def _cpu_rate(fn: Callable[[int], object], n: int) -> float:
     return n / max(time.process_time() - started, 1e-9)
 
 
-def _catalog(tmp: str, size: int) -> Path:
-    given = os.environ.get("SHOPGEN_BENCH_CATALOG")
-    if given:
-        return Path(given)
-    root = Path(tmp) / "catalog"
-    write_catalog(CatalogConfig(size=size, seed=0), root)
-    build_index(root)
-    return root
-
-
 def run(quick: bool = False) -> dict:
     """Tasks/s and scored trajectories/s per environment, absolute and per baseline unit."""
     size, n = (10_000, 20) if quick else (100_000, 100)
     out: dict[str, float | int | str] = {"d": D, "tasks_per_env": n}
     with tempfile.TemporaryDirectory() as tmp:
-        root = _catalog(tmp, size)
+        root = indexed_catalog(tmp, size)
         env = ShopEnv(root)
         out["catalog_products"] = env.store.products.height
         factory = TaskFactory(env, seed=0)

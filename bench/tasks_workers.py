@@ -17,7 +17,8 @@ import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from bench.tasks import D, _catalog
+from bench.common import indexed_catalog
+from bench.tasks import D
 from shopgen.schemas.envs import ENV_NAMES
 from shopgen.task_shards import generate_sharded, task_shards
 
@@ -30,7 +31,7 @@ def run(quick: bool = False) -> dict:
     size, n = (10_000, 50) if quick else (100_000, 200)
     out: dict[str, float | int | str] = {"d": D, "tasks_per_env": n}
     with tempfile.TemporaryDirectory() as tmp:
-        root = _catalog(tmp, size)
+        root = indexed_catalog(tmp, size)
         shards = task_shards(root, envs=list(ENV_NAMES), ds=[D], n=n, seed=0)
         rates = {}
         for workers in WORKERS:
