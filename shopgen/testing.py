@@ -231,3 +231,26 @@ def _check_no_leak(row: TaskRow) -> None:
                 raise CheckFailure(
                     f"{row.env} task {row.task_id}: the opening reveals hidden id {secret}"
                 )
+
+
+def check_recommend_switch(env: ShopEnv, row: TaskRow) -> tuple[str, Any, dict[str, Any]]:
+    """Assert a discovery/substitution change of mind is the goal's final intent.
+
+    The switch changes a said value; the goal's constraint holds the new one; the oracle is
+    correct and recommends only after the customer said the change.
+
+    Returns:
+        ``(slot name, new value, goal)`` for checks against the catalog.
+    """
+    script, goal = row.decoded("user_script"), row.decoded("goal")
+    name, value = script["switch"]["changes"][0]
+    assert {s["name"]: s["value"] for s in script["slots"]}[name] != value
+    c = goal["constraints"]
+    assert (c["price_max"] if name == "price_max" else c["attrs"][name[len("attrs.") :]]) == value
+    score, state = play(env, row, json.loads(row.oracle))
+    assert score is not None
+    assert score.is_correct
+    recs = [t for t, tool, _ in state.tool_calls if tool == "recommend_products"]
+    assert recs
+    assert min(recs) > script["switch"]["turn"]
+    return name, value, goal

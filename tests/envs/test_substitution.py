@@ -11,8 +11,7 @@ import pytest
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.taxonomy import load_taxonomy
 from shopgen.taskgen import TaskFactory
-from shopgen.testing import check_env
-from shopgen.verifiers.replay import play
+from shopgen.testing import check_env, check_recommend_switch
 
 ENV = "substitution"
 
@@ -101,15 +100,7 @@ def test_p_switch_changes_the_final_intent(shop: ShopEnv, indexed_catalog_dir: P
     assert len(changed) >= len(rows) // 2
     con = duckdb.connect()
     for r in changed:
-        script, goal = r.decoded("user_script"), r.decoded("goal")
-        name, value = script["switch"]["changes"][0]
-        assert {s["name"]: s["value"] for s in script["slots"]}[name] != value
-        c = goal["constraints"]
-        assert (c["price_max"] if name == "price_max" else c["attrs"][name[6:]]) == value
-        score, state = play(shop, r, json.loads(r.oracle))
-        assert score.is_correct
-        recs = [t for t, tool, _ in state.tool_calls if tool == "recommend_products"]
-        assert min(recs) > script["switch"]["turn"]
+        name, value, goal = check_recommend_switch(shop, r)
         # Every stored feasible substitute meets the final value (checked on the catalog).
         ids = ", ".join(repr(p) for p, _, _ in goal["feasible"])
         q = (
