@@ -44,8 +44,11 @@ def p_return_edge(d: int) -> float:
 
 
 def p_indirect_order_ref(d: int) -> float:
-    """Probability an order is named by date or item instead of its number."""
-    return round(0.9 * sigmoid((check_d(d) - 4) / 2), 6)
+    """Probability an order is named by date or item instead of its number.
+
+    Near 1 at high d (status/returns 2.1): a number makes every other difficulty moot.
+    """
+    return round(0.97 * sigmoid((check_d(d) - 4) / 2), 6)
 
 
 def p_order_clash(d: int) -> float:
@@ -54,18 +57,28 @@ def p_order_clash(d: int) -> float:
     Then the item alone no longer says which order is meant: the customer's extra detail
     (:func:`order_hint_level`) does, and it may have to be asked for (p_missing).
     """
-    return round(0.85 * sigmoid((check_d(d) - 6) / 2), 6)
+    return round(0.95 * sigmoid((check_d(d) - 6) / 2), 6)
 
 
 def order_hint_level(d: int) -> int:
-    """How vague the detail telling same-item orders apart may be: 0 at d=0, one more every 2.
+    """How vague the detail telling same-item orders apart may be: 0 at d=0, 8 from d=11.
 
     ``shopgen.gen.tasks.status.HINT_KINDS`` lists the kinds from exact to relational (the day
-    placed, the month, the total, recency, another item in it, cheaper or dearer, whether it
-    arrived); at level L the customer remembers one of the kinds L-2..L, so as d grows the
-    exact ones drop out, as they do from a customer's memory. At most 6.
+    placed, the month, the total, recency, whether it arrived, another item in it, cheaper or
+    dearer, its place among the same-item orders, the shipping chosen — only the order's
+    details show that); at level L the customer remembers one of the kinds L-3..L, so as d
+    grows the exact ones drop out, as they do from a customer's memory. ⌊3d/4⌋, at most 8.
     """
-    return min(6, check_d(d) // 2)
+    return min(8, 3 * check_d(d) // 4)
+
+
+def same_item_orders(d: int) -> int:
+    """Listed orders holding the named item that a clashing draw looks for: 2, 3 from d=6, 4 from 12.
+
+    The more orders hold it, the less a guess among them is worth; the generator takes the
+    best customer it finds within a few tries when none has this many.
+    """
+    return min(4, 2 + check_d(d) // 6)
 
 
 def p_item_paraphrase(d: int) -> float:
@@ -74,7 +87,7 @@ def p_item_paraphrase(d: int) -> float:
     ("my plushie" for a "Plush Toy", "my tabletop game" for a "Board Game"): the listing must
     then be read for meaning, not matched word for word.
     """
-    return round(0.7 * sigmoid((check_d(d) - 7) / 2), 6)
+    return round(0.85 * sigmoid((check_d(d) - 7) / 1.5), 6)
 
 
 def order_facts_asked(d: int) -> int:
@@ -103,6 +116,7 @@ SCHEDULES = {
         p_indirect_order_ref,
         p_order_clash,
         order_hint_level,
+        same_item_orders,
         p_item_paraphrase,
         order_facts_asked,
         journey_length,

@@ -117,6 +117,8 @@ VOCAB: dict[str, tuple[SlotSpec, ...]] = {
         ("reason", "text", "reason", False),
         ("action", "choice", "return or exchange", False),
         ("exchange.*", "variant", None, False),
+        # Which of several orders holding the item (returns 2.0, as status's order_hint).
+        ("order_hint", "order_ref", "order I mean", False),
     ),
     "status": _specs(
         ("order_ref", "order_ref", "order number", False),

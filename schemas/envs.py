@@ -94,13 +94,13 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "returns",
-        "1.0",
+        "2.0",
         "return or exchange the right order line under the store policy",
         *_COMMON,
         "H_orders",
         "p_switch",
     ),
-    _spec("status", "2.0", "tell the customer where an order is", *_COMMON, "H_orders"),
+    _spec("status", "2.1", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
         "1.0",

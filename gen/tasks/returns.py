@@ -3,8 +3,17 @@
 Customer wants:
     to return, or exchange for another size or colour, one item of one of their last
     H_orders(d) orders. They name the item by its noun and the order by its number or, more
-    often as d grows, by the day they placed it (or not at all); they give a reason, and know
-    how they would send it back. Some items sit within two days of the edge of their return
+    often as d grows (``p_indirect_order_ref``), by the day they placed it (or not at all);
+    they give a reason, and know how they would send it back. With probability
+    ``p_order_clash(d)`` (2.0) the customer is drawn so that several of their recent orders
+    hold the same kind of item (up to ``CLASH_TRIES`` customers, preferring three or more);
+    then the day or a detail of status's kinds (``order_hint_level(d)``:
+    ``shopgen.gen.tasks.status.order_hint`` — "the cheapest one", "the second most recent
+    one", "the one I paid for next-day delivery", another item in it, by category at high d)
+    tells the order apart, said or given when asked (slot ``order_hint``, dropped with
+    p_missing). Reasoning it needs: relate the detail to the listed orders (rank totals or
+    dates, read categories, open each candidate's details for the shipping), check the line's
+    eligibility with the tool near the window edge, ask for what was left out. Some items sit within two days of the edge of their return
     window (p_return_edge(d)); some cannot be returned at all (final sale, perishable, opened
     hygiene items). The store's policy engine decides, in the tools and in the goal alike.
 Tools offered:
@@ -12,7 +21,8 @@ Tools offered:
     return_check_eligibility, return_start, exchange_start, policy_search, ask_user.
 Hidden goal:
     ``{order_id, line_no, product_id, variant_id, action, eligible, reason, method,
-    exchange, refusal, days_since_delivery, window_days, item_ambiguous}``. ``eligible`` is
+    exchange, refusal, days_since_delivery, window_days, item_ambiguous, hint_kind,
+    holder_ids}``. ``eligible`` is
     ``engine.return_eligibility`` on the line's facts; ``refusal`` names why not
     (``window``, ``final_sale``, ``perishable``, ``personalised``, ``hygiene``); ``exchange``
     maps variant axes to the values the new variant must have (after any switch).
@@ -28,11 +38,15 @@ Reward and is_correct:
 Difficulty axes used:
     H_orders (orders to tell apart), p_missing (order day, reason, action, exchange values
     left out), p_switch (the customer changes the exchange size or colour), p_noise, T_max,
-    B_tool, and the schedules p_indirect_order_ref(d) and p_return_edge(d).
+    B_tool, and the schedules p_indirect_order_ref(d), p_return_edge(d), p_order_clash(d),
+    order_hint_level(d) and p_item_paraphrase(d) (through status's details).
 Episode end:
     the first assistant message without a tool call.
 Version history:
     1.0 — first version.
+    2.0 — same-item lines across several orders (p_order_clash), told apart by a detail of
+    status's kinds (slot ``order_hint``); the oracle asks for it and opens every candidate's
+    details when only they tell; orders named by number rarer at high d.
 """
 
 from __future__ import annotations
@@ -44,10 +58,11 @@ import numpy as np
 
 from shopgen.gen.difficulty import Theta
 from shopgen.gen.policy import Decision
-from shopgen.gen.schedules import p_indirect_order_ref, p_return_edge
+from shopgen.gen.schedules import p_indirect_order_ref, p_order_clash, p_return_edge
 from shopgen.gen.slots import Slot, make_slot
 from shopgen.gen.switches import apply_switch, plan_switch
 from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, chunked, pick
+from shopgen.gen.tasks.status import DETAIL_KINDS, order_hint
 from shopgen.schemas.task import TaskRow
 
 #: How a customer says each reason code.
@@ -80,18 +95,26 @@ REFUSAL_TEXT: dict[str, str] = {
 }
 P_EXCHANGE = 0.4
 P_FAULTY = 0.4
+#: Customers to try for one whose recent orders hold the same kind of item twice or more.
+CLASH_TRIES = 24
 
 
 def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> Draft:
     """Draw a customer, a delivered line, its age against its window, and how it is named."""
     n_orders = int(axes.H_orders)
-    user_id = pick(rng, ctx.customers_with_orders(n_orders))
-    orders = ctx.store.orders_of(user_id)
-    delivered = [o for o in orders if o["status"] == "delivered" and o["delivered_at"]]
-    order = pick(rng, delivered)
-    line = pick(
-        rng, [ln for ln in ctx.store.lines_of(order["order_id"]) if ln["status"] == "active"]
-    )
+    indirect = rng.random() < p_indirect_order_ref(d)
+    clash = indirect and n_orders > 1 and rng.random() < p_order_clash(d)
+    drawn = _clashing_line(ctx, n_orders, rng) if clash else None
+    if drawn is None:
+        user_id = pick(rng, ctx.customers_with_orders(n_orders))
+        orders = ctx.store.orders_of(user_id)
+        delivered = [o for o in orders if o["status"] == "delivered" and o["delivered_at"]]
+        order = pick(rng, delivered)
+        line = pick(
+            rng, [ln for ln in ctx.store.lines_of(order["order_id"]) if ln["status"] == "active"]
+        )
+    else:
+        user_id, orders, order, line = drawn
     tier = (ctx.store.user(user_id) or {}).get("tier", "none")
     facts = _line_facts(ctx, line, tier, rng)
     engine = ctx.engine
@@ -108,12 +131,18 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     if order["order_id"] not in visible:
         raise Redraw("the target order is not among the last H_orders orders")
     noun = _noun(ctx, line["product_id"])
-    ambiguous = _ambiguity(ctx, visible, order, line, noun)
+    holders = _holders(ctx, visible, order, noun)
+    ambiguous = len(holders) > 1
 
     slots: list[Slot] = [make_slot("returns", "item", noun, required=True)]
-    if rng.random() < p_indirect_order_ref(d):
-        day = order["placed_at"].date()
-        slots.append(make_slot("returns", "order_date", f"{day:%B} {day.day}"))
+    kind: str | None = None
+    if indirect:
+        kind, words = order_hint(ctx, order, holders, noun, d, rng) if ambiguous else ("day", "")
+        if kind == "day":
+            day = order["placed_at"].date()
+            slots.append(make_slot("returns", "order_date", f"{day:%B} {day.day}"))
+        else:
+            slots.append(make_slot("returns", "order_hint", words))
     else:
         slots.append(make_slot("returns", "order_ref", order["order_id"], required=True))
     slots.append(make_slot("returns", "reason", REASON_WORDS[facts["reason"]]))
@@ -149,6 +178,8 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         "days_since_delivery": days,
         "window_days": window.value,
         "item_ambiguous": ambiguous,
+        "hint_kind": kind if ambiguous else None,
+        "holder_ids": [o["order_id"] for o in holders] if ambiguous else [],
     }
     episode = {
         "user_id": user_id,
@@ -229,16 +260,54 @@ def _noun(ctx: GenContext, product_id: str) -> str:
     return found
 
 
-def _ambiguity(
-    ctx: GenContext, visible: list[str], order: dict[str, Any], line: dict[str, Any], noun: str
-) -> bool:
-    """Whether the noun fits lines of other visible orders (then the order must be named).
+def _clashing_line(
+    ctx: GenContext, n_orders: int, rng: np.random.Generator
+) -> tuple[str, list[dict[str, Any]], dict[str, Any], dict[str, Any]] | None:
+    """A customer, their orders, and an active delivered line whose noun other orders hold.
 
-    A second line with the noun in the same order, or in another order of the same day, can
-    never be told apart by what the customer knows: such draws are redrawn.
+    Tries up to ``CLASH_TRIES`` customers (keyed draws) and keeps the line whose item the
+    most of their last ``n_orders`` orders hold; None sends the caller to a plain draw.
     """
-    day = order["placed_at"].date()
-    holders = []
+    best: tuple[int, str, list[dict[str, Any]], dict[str, Any], dict[str, Any]] | None = None
+    pool = ctx.customers_with_orders(n_orders)
+    for _ in range(CLASH_TRIES):
+        user_id = pick(rng, pool)
+        orders = ctx.store.orders_of(user_id)
+        recent = orders[-n_orders:]
+        nouns = {o["order_id"]: _order_nouns(ctx, o["order_id"]) for o in recent}
+        for order in recent:
+            if order["status"] != "delivered" or not order["delivered_at"]:
+                continue
+            for ln in ctx.store.lines_of(order["order_id"]):
+                noun = ctx.noun_in_title(ctx.store.product(ln["product_id"])["title"])
+                if ln["status"] != "active" or noun is None:
+                    continue
+                held = sum(noun in ns for ns in nouns.values())
+                if held > 1 and (best is None or held > best[0]):
+                    best = (held, user_id, orders, order, ln)
+        if best is not None and best[0] >= 3:
+            break
+    return None if best is None else best[1:]
+
+
+def _order_nouns(ctx: GenContext, order_id: str) -> set[str]:
+    found = set()
+    for ln in ctx.store.lines_of(order_id):
+        noun = ctx.noun_in_title(ctx.store.product(ln["product_id"])["title"])
+        if noun is not None:
+            found.add(noun)
+    return found
+
+
+def _holders(
+    ctx: GenContext, visible: list[str], order: dict[str, Any], noun: str
+) -> list[dict[str, Any]]:
+    """The visible orders whose lines the noun fits (the target's first).
+
+    A second line with the noun in the same order can never be told apart by what the
+    customer knows: such draws are redrawn.
+    """
+    holders = [order]
     for oid in visible:
         hits = [
             ln
@@ -249,9 +318,7 @@ def _ambiguity(
             raise Redraw("two lines of the order hold the item")
         if hits and oid != order["order_id"]:
             holders.append(ctx.store.order(oid))
-    if any(o["placed_at"].date() == day for o in holders):
-        raise Redraw("another order of the same day holds the item")
-    return bool(holders)
+    return holders
 
 
 def _exchange_options(
@@ -334,11 +401,14 @@ def oracle(task: TaskRow) -> Oracle:
         turns.append([call("order_get_details", order_id=goal["order_id"])])
     else:
         turns.append([call("orders_list")])
+    looks = []
+    if goal.get("hint_kind") in DETAIL_KINDS:  # only the details tell: open every holder
+        looks = [call("order_get_details", order_id=oid) for oid in goal["holder_ids"]]
     wanted = ["reason"]
     if goal["eligible"]:
         wanted += ["action", *[f"exchange.{k}" for k in goal["exchange"]], "method"]
     if goal["item_ambiguous"] and "order_ref" not in slots:
-        wanted.append("order_date")
+        wanted += ["order_date", "order_hint"]
     unsaid = [slots[n] for n in wanted if n in slots and (slots[n]["omitted"] or n == "method")]
     if goal["action"] == "exchange" and goal["eligible"]:
         unsaid = [s for s in unsaid if s["name"] != "method"]
@@ -352,7 +422,7 @@ def oracle(task: TaskRow) -> Oracle:
         line["variant_id"] = goal["variant_id"]
     if goal["eligible"] and goal["action"] == "exchange":
         prep.append(call("catalog_get_variants", product_id=pid))
-    turns += chunked(prep, budget)
+    turns += chunked(prep, budget) + chunked(looks, budget)
     switch = script.get("switch")
     while switch and len(turns) < switch["turn"]:
         turns.append([call("catalog_get_variants", product_id=pid)])

@@ -188,6 +188,12 @@ def test_the_telling_detail_singles_the_order_out(factory, indexed_catalog_dir):
                 latest = target["placed_at"] > rest["placed_at"].max()
                 assert latest == ("recent" in hint)
                 assert latest or target["placed_at"] < rest["placed_at"].min()
+            elif kind == "position":
+                newer = int((rest["placed_at"] > target["placed_at"]).sum())
+                assert 0 < newer < rest.height
+                assert ("second", "third", "fourth", "fifth", "sixth")[newer - 1] in hint
+            elif kind == "shipping":
+                assert target["ship_method"] not in set(rest["ship_method"])
             elif kind == "arrival":
                 arrived = target["status"] == "delivered"
                 assert arrived == ("already arrived" in hint)
@@ -232,3 +238,23 @@ def test_every_level_is_solved_by_its_oracle(factory):
     for d in range(13):
         row = factory.make("status", d, 0).row
         assert row.decoded("goal")["min_turns"] >= 2
+
+
+def test_detail_only_kinds_make_the_oracle_open_every_candidate(factory):
+    """A shipping detail is only in order_get_details: the oracle opens each holder."""
+    seen = 0
+    for d in (11, 12):
+        for k in range(16):
+            row = factory.make("status", d, k).row
+            goal = row.decoded("goal")
+            if goal["hint_kind"] != "shipping":
+                continue
+            opened = {
+                tc["function"]["arguments"]
+                for m in json.loads(row.oracle)
+                for tc in m.get("tool_calls", [])
+                if tc["function"]["name"] == "order_get_details"
+            }
+            assert len(opened) == len(goal["holder_ids"]) >= 2
+            seen += 1
+    assert seen > 0

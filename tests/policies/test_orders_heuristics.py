@@ -6,9 +6,10 @@ from shopgen.env.episode import ShopEnv
 from shopgen.gen.store import CatalogStore
 from shopgen.policies import play
 from shopgen.policies.heuristic.orders import WHICH_ORDER, by_words, find_order, narrow
+from shopgen.policies.heuristic.returns import why_not
 from shopgen.policies.heuristic.status import describe
 from shopgen.taskgen import TaskFactory
-from shopgen.verifiers.text import carrier_stated, status_stated
+from shopgen.verifiers.text import carrier_stated, refusal_reasons_stated, status_stated
 
 ORDERS = [
     {
@@ -124,3 +125,27 @@ def test_status_heuristic_solves_easy_tasks_and_fewer_hard_ones(shop):
     easy, hard = rate(0), rate(12)
     assert easy >= 0.8
     assert hard < easy
+
+
+def test_returns_heuristic_solves_easy_tasks_and_fewer_hard_ones(shop):
+    factory = TaskFactory(shop, seed=0)
+
+    def rate(d, n=12):
+        rows = [factory.make("returns", d, k).row for k in range(n)]
+        return sum(play(shop, row, "heuristic").is_correct for row in rows) / n
+
+    easy, hard = rate(0), rate(12)
+    assert easy >= 0.8
+    assert hard < easy
+
+
+def test_why_not_names_only_the_failing_clause():
+    message = (
+        "return refused: Items that arrive defective, damaged or not as ordered can always be "
+        "returned, even final-sale, perishable, personalised or opened hygiene items. "
+        "Electronics can be returned within 15 days of delivery. It was delivered 31 days "
+        "ago, outside the window."
+    )
+    said = why_not(message)
+    assert refusal_reasons_stated(said) == {"window"}
+    assert "final-sale" not in said

@@ -53,12 +53,14 @@ _MONTH_ONLY = re.compile(r"\bin\s+(" + "|".join(_MONTHS) + r")\b")
 _AMOUNT = re.compile(r"\$\s?(\d+(?:,\d{3})*(?:\.\d{1,2})?)")
 
 
-def find_order(text: str, item: str = "") -> Find:
+def find_order(text: str, item: str = "", *, details: bool = True) -> Find:
     """Yield turns until one order's details are known; return them (or None if lost).
 
     Args:
         text: the customer's message (order numbers and details about the order are read here).
         item: words naming the item (often the whole message); "" to skip item matching.
+        details: False returns an order chosen from the listing as listed (its ``items`` carry
+            product ids), saving the details call a turn budget may not have room for.
     """
     refs = order_refs(text)
     if not refs:
@@ -70,6 +72,8 @@ def find_order(text: str, item: str = "") -> Find:
             fits = [o for o in fits if o["order_id"] in order_refs(said)] or narrow(
                 by_words(fits, said), said
             )
+        if fits and not details:
+            return fits[0]
         refs = [o["order_id"] for o in fits[:1]]
     if not refs:
         refs = order_refs(reply_text((yield ask("What is your order number?"))))
