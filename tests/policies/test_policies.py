@@ -80,18 +80,16 @@ def test_not_easier_rejects_a_clear_rise() -> None:
     assert _not_easier((18, 20), (2, 20))
 
 
-@pytest.mark.parametrize("env", ["status", "cart"])
-def test_heuristic_not_easier_at_d12_fast(shop: ShopEnv, env: str) -> None:
-    assert _not_easier(_solved(shop, env, 0, 4), _solved(shop, env, 12, 4))
-
-
-@pytest.mark.slow
 @pytest.mark.parametrize("env", ENV_NAMES)
 def test_heuristic_monotone_in_d(shop: ShopEnv, env: str) -> None:
-    assert _not_easier(_solved(shop, env, 0, 20), _solved(shop, env, 12, 20))
+    """No level is significantly easier than any lower one, and d = 0 is mostly solved."""
+    rates = [_solved(shop, env, d, 20) for d in (0, 4, 8, 12)]
+    for i, low in enumerate(rates):
+        for high in rates[i + 1 :]:
+            assert _not_easier(low, high), rates
+    assert rates[0][0] > rates[0][1] / 2, rates
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("env", ENV_NAMES)
 def test_each_axis_alone_not_easier(shop: ShopEnv, env: str) -> None:
     from shopgen.gen.difficulty import theta
