@@ -132,6 +132,7 @@ class CachedSearch:
             key, hit = None, None
         if hit is not None:
             self._memo.move_to_end(key)
+            self.hits += 1
             return hit
         cards = self.results(
             query,

@@ -89,6 +89,27 @@ class GenContext:
     def _title_nouns(self) -> dict[str, str | None]:
         return {}
 
+    @cached_property
+    def _order_items(self) -> dict[str, tuple[tuple[str, str | None], ...]]:
+        return {}
+
+    def order_items(self, order_id: str) -> tuple[tuple[str, str | None], ...]:
+        """``(title, noun)`` of each line of an order, in line order; remembered per order.
+
+        Orders never change, and the generators that match items across orders (returns,
+        status) visit the same customers' orders again and again: without the memo each
+        visit costs a product lookup and a noun search per line.
+        """
+        memo = self._order_items
+        items = memo.get(order_id)
+        if items is None:
+            titles = [
+                self.store.product(ln["product_id"])["title"]
+                for ln in self.store.lines_of(order_id)
+            ]
+            items = memo[order_id] = tuple((t, self.noun_in_title(t)) for t in titles)
+        return items
+
     def noun_in_title(self, title: str) -> str | None:
         """The longest taxonomy noun a title contains, lowercased (what a customer calls it).
 

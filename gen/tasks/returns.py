@@ -278,8 +278,8 @@ def _clashing_line(
         for order in recent:
             if order["status"] != "delivered" or not order["delivered_at"]:
                 continue
-            for ln in ctx.store.lines_of(order["order_id"]):
-                noun = ctx.noun_in_title(ctx.store.product(ln["product_id"])["title"])
+            items = ctx.order_items(order["order_id"])
+            for ln, (_, noun) in zip(ctx.store.lines_of(order["order_id"]), items, strict=True):
                 if ln["status"] != "active" or noun is None:
                     continue
                 held = sum(noun in ns for ns in nouns.values())
@@ -291,12 +291,7 @@ def _clashing_line(
 
 
 def _order_nouns(ctx: GenContext, order_id: str) -> set[str]:
-    found = set()
-    for ln in ctx.store.lines_of(order_id):
-        noun = ctx.noun_in_title(ctx.store.product(ln["product_id"])["title"])
-        if noun is not None:
-            found.add(noun)
-    return found
+    return {noun for _, noun in ctx.order_items(order_id) if noun is not None}
 
 
 def _holders(
@@ -309,11 +304,7 @@ def _holders(
     """
     holders = [order]
     for oid in visible:
-        hits = [
-            ln
-            for ln in ctx.store.lines_of(oid)
-            if noun in ctx.store.product(ln["product_id"])["title"].lower()
-        ]
+        hits = [title for title, _ in ctx.order_items(oid) if noun in title.lower()]
         if oid == order["order_id"] and len(hits) > 1:
             raise Redraw("two lines of the order hold the item")
         if hits and oid != order["order_id"]:

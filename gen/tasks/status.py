@@ -243,12 +243,11 @@ def _clashing_draw(
 
 def _listed_nouns(ctx: GenContext, order_id: str) -> list[str]:
     """Nouns of an order's items that its listing shows (sorted, for stable draws)."""
-    found = set()
-    for pid in ctx.lines_of(order_id)["product_id"]:
-        title = ctx.store.product(pid)["title"]
-        noun = ctx.noun_in_title(title)
-        if noun is not None and noun in title[:_LISTED_CHARS].lower():
-            found.add(noun)
+    found = {
+        noun
+        for title, noun in ctx.order_items(order_id)
+        if noun is not None and noun in title[:_LISTED_CHARS].lower()
+    }
     return sorted(found)
 
 
