@@ -54,6 +54,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+import polars as pl
+
+from shopgen.env.search_cards import CARD_COLUMNS
 
 _BUILD = """
 import json, resource, sys, time
@@ -309,9 +312,12 @@ class _Before:
     def __init__(self, mapped) -> None:
         self.index = mapped
         self.cards: dict = {}
-        self.frame = mapped.store.read(
-            "products", columns=["product_id", "title", "price", "rating", "stock_qty", "key_attrs"]
-        ).rechunk()
+        self.frame = (
+            mapped.store.read("products", columns=list(CARD_COLUMNS))
+            .with_columns(category=pl.col("category_path").str.split(" > ").list.last())
+            .drop("category_path")
+            .rechunk()
+        )
 
     def search(self, query: str, *, top_k: int, eps_rank: float, seed: int, call_index: int):
         from shopgen.env.search import (
@@ -400,7 +406,7 @@ def hot_path(catalog: Path, *, quick: bool = False) -> dict:
         )
 
     def tool(call: int, q: str) -> str:
-        return json.dumps(catalog_search(ctx(call), q), ensure_ascii=False, separators=(",", ":"))
+        return catalog_search(ctx(call), q).text  # the JSON text the runtime sends
 
     def tool_cold(call: int, q: str) -> str:
         memo.clear()  # no earlier task searched these words
