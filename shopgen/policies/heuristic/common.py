@@ -33,7 +33,8 @@ _NUMBER_WORDS = {
     "nine": 9,
     "ten": 10,
 }
-_MONTHS = [
+#: Month names as the templates write them (not ``calendar.month_name``: that follows the locale).
+MONTHS = [
     "january",
     "february",
     "march",
@@ -88,8 +89,8 @@ def order_refs(text: str) -> list[str]:
 
 def month_day(text: str) -> tuple[int, int] | None:
     """A "February 24"-style date (month, day) in ``text``."""
-    m = re.search(r"\b(" + "|".join(_MONTHS) + r")\s+(\d{1,2})\b", text.lower())
-    return (_MONTHS.index(m.group(1)) + 1, int(m.group(2))) if m else None
+    m = re.search(r"\b(" + "|".join(MONTHS) + r")\s+(\d{1,2})\b", text.lower())
+    return (MONTHS.index(m.group(1)) + 1, int(m.group(2))) if m else None
 
 
 def reply_text(results: list[dict[str, Any]]) -> str:

@@ -16,7 +16,14 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from shopgen.gen.tasks.base import Call, call
-from shopgen.policies.heuristic.common import ask, month_day, order_refs, reply_text, words
+from shopgen.policies.heuristic.common import (
+    MONTHS,
+    ask,
+    month_day,
+    order_refs,
+    reply_text,
+    words,
+)
 
 Find = Generator[list[Call], list[dict[str, Any]], dict[str, Any] | None]
 
@@ -33,23 +40,9 @@ _STOP = frozenset(
         "item items thing stuff check give just now help"
     )
 )
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
 _RECENT = re.compile(r"\b(?:most recent|latest|newest|last one|later one)\b")
 _EARLY = re.compile(r"\b(?:earliest|oldest|first one|older one|earlier one)\b")
-_MONTH_ONLY = re.compile(r"\bin\s+(" + "|".join(_MONTHS) + r")\b")
+_MONTH_ONLY = re.compile(r"\bin\s+(" + "|".join(MONTHS) + r")\b")
 _AMOUNT = re.compile(r"\$\s?(\d+(?:,\d{3})*(?:\.\d{1,2})?)")
 
 
@@ -121,7 +114,7 @@ def _filters(low: str) -> list[Callable[[list[dict[str, Any]]], list[dict[str, A
         out.append(lambda os: [o for o in os if _md(o.get("placed_on", "")) == md])
     m = _MONTH_ONLY.search(low)
     if m is not None and md is None:
-        month = _MONTHS.index(m.group(1)) + 1
+        month = MONTHS.index(m.group(1)) + 1
         out.append(lambda os: [o for o in os if (_md(o.get("placed_on", "")) or (0,))[0] == month])
     amounts = {round(float(a.replace(",", "")), 2) for a in _AMOUNT.findall(low)}
     if amounts:
