@@ -153,6 +153,9 @@ VOCAB: dict[str, tuple[SlotSpec, ...]] = {
         *((f"steps.#.{p}", k, lab, r) for p, k, lab, r in _CONSTRAINTS[1:]),
         ("steps.#.k_rec", "count", "number of options", False),
         ("steps.#.order_date", "date", "order date", False),
+        # What a step's change of mind adds (journey 2.1): one more cart item, bundle kind.
+        ("steps.#.items.#.desc", "text", "extra item for my cart", False),
+        ("steps.#.must.#", "text", "extra must-have", False),
     ),
 }
 

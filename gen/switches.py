@@ -38,7 +38,7 @@ ENV_SWITCHES: dict[str, tuple[str, ...]] = {
     "status": (),
     "policy": (),
     "bundle": ("raise_budget", "add_item"),
-    "journey": ("swap_item", "raise_budget"),
+    "journey": SWITCH_KINDS,  # any of its steps' own (journey 2.1)
 }
 
 

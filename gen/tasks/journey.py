@@ -49,12 +49,23 @@ Composition rules (why every draw is sound):
       (discovery, substitution, bundle) whose categories hold most of its products (ties to
       the earlier step; a list with none of them belongs to no step), and each step is graded
       on the last list that belongs to it.
-    - sub-draws have no switch of their own (p_switch = 0); the journey draws at most one.
+    - one change of mind at most: with p_switch a keyed draw picks one step whose environment
+      can switch (:data:`SWITCH_ENVS`); that step is drawn with its own p_switch = 1 (the
+      other steps with 0), so its environment's own switch (:mod:`shopgen.gen.switches`) is
+      the journey's: a raised budget or another attribute value (discovery, substitution), a
+      raised budget or one more kind (bundle), another variant, item or one more item (cart),
+      another exchange variant (returns). The step's hidden goal is its final intent (its
+      generator applied the switch); the journey's script holds the switch under the
+      journey's slot names (``steps.<i>.<name>``, a bundle budget as ``steps.<i>.price_max``)
+      at the step's own turn, and the step's script holds it under its own names, so the
+      step's oracle plays it as in its own environment. The customer says it once, at that
+      turn, unprompted or in any reply, naming the step ("the budget for the desk lamps
+      should be $150", "the Acme kettle in my cart should be …").
 Reward and is_correct:
     ``verifiers.journey`` runs each sub-verifier's logic on the shared final state; r_task is
     the mean of the sub r_tasks; correct iff every step is.
 Difficulty axes used:
-    L(d) via journey_length, p_switch (the customer raises a bundle budget), p_missing (the
+    L(d) via journey_length, p_switch (one step's change of mind), p_missing (the
     steps' details dropped from the message), H_orders (orders on the account for
     status/returns steps), and through the steps m, k_rec, top_k, eps_rank, p_oos, B_branch,
     p_noise, T_max, B_tool.
@@ -63,13 +74,14 @@ Episode end:
 Version history:
     1.0 — first version (status, policy, bundle).
     2.0 — all seven sub-environments, one customer per journey, per-step recommendation lists.
+    2.1 — the change of mind comes from any step that can switch (its own environment's
+          switch), not only a bundle budget.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from datetime import date
 from typing import Any
 
@@ -79,7 +91,7 @@ from shopgen.gen.difficulty import Theta
 from shopgen.gen.schedules import journey_length
 from shopgen.gen.seeding import stream
 from shopgen.gen.slots import Slot, make_slot
-from shopgen.gen.switches import plan_switch
+from shopgen.gen.switches import ENV_SWITCHES, Switch
 from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, pick
 from shopgen.schemas.envs import env_spec, load_entry_point
 from shopgen.schemas.task import TaskRow
@@ -112,6 +124,8 @@ ORDER_ENVS = frozenset({"status", "returns"})
 RECOMMEND_ENVS = frozenset({"discovery", "substitution", "bundle"})
 #: Steps that draw no customer: they run on the catalog's own context.
 CUSTOMER_FREE = frozenset({"policy", "bundle"})
+#: Sub-environments that can carry the journey's change of mind (their own switch).
+SWITCH_ENVS = frozenset(e for e in SUB_ENVS if ENV_SWITCHES[e])
 #: Draws of one step (for the journey's customer) before the whole journey is redrawn.
 SUB_TRIES = 4
 #: Optional sub-slots the journey message may say as ``steps.<i>.<name>`` (dropped with
@@ -132,7 +146,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     envs = _choose_envs(d, rng)
     user_id = pick(rng, ctx.customers_with_orders(int(axes.H_orders)))
     seed = int(rng.integers(2**62))
-    sub_axes = dataclasses.replace(axes, p_switch=0.0)
+    switching = _switching_step(envs, float(axes.p_switch), rng)
     order = sorted(range(len(envs)), key=lambda i: envs[i] != "returns")
     drafts: dict[int, Draft] = {}
     view = ctx.for_customer(user_id)
@@ -140,7 +154,10 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     for i in order:
         env = envs[i]
         sub_ctx = ctx if env in CUSTOMER_FREE else view
-        drafts[i], cats = _draw_step(sub_ctx, env, i, d, sub_axes, seed, taken)
+        sub_axes = dataclasses.replace(axes, p_switch=1.0 if i == switching else 0.0)
+        drafts[i], cats = _draw_step(
+            sub_ctx, env, i, d, sub_axes, seed, taken, want_switch=i == switching
+        )
         taken |= cats
         if env == "returns":
             view = ctx.for_customer(user_id, today=date.fromisoformat(drafts[i].episode["today"]))
@@ -151,7 +168,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     episode: dict[str, Any] = {"user_id": user_id, "today": today, "out_of_stock": []}
     for i, env in enumerate(envs):
         sub = drafts[i]
-        said, step_slots = _said(env, i, sub.goal, sub.slots)
+        said, step_slots = _said(env, i, sub.slots)
         slots += step_slots
         script = [  # customers do not know ids (as in the pipeline's own user scripts)
             _script_slot(s.name, s.value, s.kind, s.label, s.name not in said)
@@ -174,10 +191,25 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         )
         _merge(episode, sub_episode)
     _check_history(steps, episode)
-    switch = _switch(slots, steps, axes, rng)
+    switch = None
+    if switching is not None and drafts[switching].switch is not None:
+        switch = _journey_switch(switching, steps[switching], drafts[switching], slots, facts)
     return Draft(
         slots=tuple(slots), goal={"steps": steps}, episode=episode, switch=switch, facts=facts
     )
+
+
+def _switching_step(envs: list[str], p_switch: float, rng: np.random.Generator) -> int | None:
+    """Which step changes its mind: with ``p_switch``, one step that can switch, uniformly.
+
+    Both draws are made whatever the outcome, so the journey's own later draws do not depend
+    on p_switch (the switching step's sub-draw does: it runs with p_switch = 1).
+    """
+    happens, which = rng.random(2)
+    able = [i for i, env in enumerate(envs) if env in SWITCH_ENVS]
+    if happens >= p_switch or not able:
+        return None
+    return able[int(which * len(able))]
 
 
 def _choose_envs(d: int, rng: np.random.Generator) -> list[str]:
@@ -193,18 +225,36 @@ def _choose_envs(d: int, rng: np.random.Generator) -> list[str]:
 
 
 def _draw_step(
-    ctx: Any, env: str, i: int, d: int, axes: Theta, seed: int, taken: set[str]
+    ctx: Any,
+    env: str,
+    i: int,
+    d: int,
+    axes: Theta,
+    seed: int,
+    taken: set[str],
+    *,
+    want_switch: bool = False,
 ) -> tuple[Draft, set[str]]:
-    """One step's draft whose categories are new to the journey (a few tries, then Redraw)."""
+    """One step's draft whose categories are new to the journey (a few tries, then Redraw).
+
+    With ``want_switch`` the first fitting draft that holds a switch is preferred (a draw
+    can have none, e.g. a return that is not an exchange); without one, the first fitting.
+    """
     generate_step = load_entry_point(env_spec(env).generator)
+    fallback: tuple[Draft, set[str]] | None = None
     for attempt in range(SUB_TRIES):
         try:
             sub = generate_step(ctx, d, axes, stream(seed, "journey", i, env, attempt))
         except Redraw:
             continue
         cats = step_categories(ctx, env, sub.goal)
-        if not cats & taken:
+        if cats & taken:
+            continue
+        if not want_switch or sub.switch is not None:
             return sub, cats
+        fallback = fallback or (sub, cats)
+    if fallback is not None:
+        return fallback
     raise Redraw(f"no {env} step fits this journey's customer and categories")
 
 
@@ -225,9 +275,7 @@ def _script_slot(name: str, value: Any, kind: str, label: str, omitted: bool) ->
     return {"name": name, "value": value, "kind": kind, "label": label, "omitted": omitted}
 
 
-def _said(
-    env: str, i: int, goal: dict[str, Any], sub_slots: tuple[Slot, ...]
-) -> tuple[set[str], list[Slot]]:
+def _said(env: str, i: int, sub_slots: tuple[Slot, ...]) -> tuple[set[str], list[Slot]]:
     """The sub-slots the journey message says, and the journey slots that say them."""
     values = {s.name: s.value for s in sub_slots}
     out = [make_slot("journey", f"steps.{i}.action", ACTIONS[env], required=True)]
@@ -261,8 +309,10 @@ def _said(
         say(f"the {values['item']}", "item")
     else:
         say(values["project"], "project")
-        if goal.get("budget") is not None:
-            out.append(make_slot("journey", f"steps.{i}.price_max", goal["budget"], required=True))
+        if values.get("budget") is not None:  # as first stated (the goal holds the final one)
+            out.append(
+                make_slot("journey", f"steps.{i}.price_max", values["budget"], required=True)
+            )
             said.add("budget")
     ref = values.get("order_ref")
     if ref is not None and env in ORDER_ENVS:
@@ -307,26 +357,60 @@ def _check_history(steps: list[dict[str, Any]], episode: dict[str, Any]) -> None
                 raise Redraw("another viewed product shares a history item's noun")
 
 
-def _switch(slots: list[Slot], steps: list[dict[str, Any]], axes: Theta, rng: np.random.Generator):
-    """A raised bundle budget (the one change of mind that composes with every step)."""
-    options: dict[str, dict[str, list[Any]]] = {}
-    for i, step in enumerate(steps):
-        budget = step["goal"].get("budget") if step["env"] == "bundle" else None
-        if budget is not None:
-            options["raise_budget"] = {f"steps.{i}.price_max": [math.ceil(budget * 1.25)]}
-    switch = plan_switch(
-        "journey",
-        slots,
-        p_switch=float(axes.p_switch),
-        T_max=int(axes.T_max),
-        rng=rng,
-        options=options,
-    )
-    if switch is not None:
-        name, value = switch.changes[0]
-        step = steps[int(name.split(".")[1])]
-        step["goal"]["budget"] = value  # the hidden goal is the final intent
-    return switch
+def journey_name(env: str, i: int, name: str) -> str:
+    """Step ``i``'s slot ``name`` as the journey's script calls it.
+
+    A bundle budget is the step's ``price_max`` detail, as the journey message says it.
+    """
+    return f"steps.{i}.price_max" if env == "bundle" and name == "budget" else f"steps.{i}.{name}"
+
+
+def _subject(step: dict[str, Any], sub: Draft, name: str) -> str:
+    """What the customer names when changing slot ``name`` of this step ("the desk lamps")."""
+    env = step["env"]
+    values = {s.name: s.value for s in sub.slots}
+    if env == "discovery":
+        return f"the {values['category']}"
+    if env == "substitution":
+        return f"the {values['product_title']} replacement"
+    if env == "bundle":
+        return f"the {values['project']}"
+    if env == "returns":
+        return f"the {values['item']} exchange"
+    item = int(name.split(".")[1])  # cart: items.<j>.…
+    return f"the {values.get(f'items.{item}.desc', 'items')}"
+
+
+def _journey_switch(
+    i: int, step: dict[str, Any], sub: Draft, slots: list[Slot], facts: dict[str, dict[str, Any]]
+) -> Switch:
+    """Step ``i``'s own switch as the journey's: journey slot names, labels naming the step.
+
+    The step's script keeps the switch under its own names (its oracle plays it). A changed
+    slot the journey script holds (a said or dropped detail, a fact) is relabelled
+    "<label> for <subject>", so the change of mind says which request it concerns; a cart
+    item swapped for another is said as "the <item> in my cart"; a slot the switch adds
+    (one more cart item or bundle kind) is typed by the journey vocabulary.
+    """
+    own = sub.switch
+    if own is None:
+        raise Redraw("the switching step drew no switch")
+    env = step["env"]
+    step["user_script"]["switch"] = own.to_dict()
+    changes = []
+    for name, value in own.changes:
+        jname = journey_name(env, i, name)
+        changes.append((jname, value))
+        subject = _subject(step, sub, name)
+        for k, slot in enumerate(slots):
+            if slot.name == jname:
+                slots[k] = dataclasses.replace(slot, label=f"{slot.label} for {subject}")
+        if jname in facts:
+            facts[jname] = {**facts[jname], "label": f"{facts[jname]['label']} for {subject}"}
+        elif own.kind == "swap_item" and env == "cart":
+            old = {s.name: s.value for s in sub.slots}[name]
+            facts[jname] = {"value": old, "kind": "text", "label": f"{old} in my cart"}
+    return Switch(kind=own.kind, turn=own.turn, changes=tuple(changes))
 
 
 def sub_task(
@@ -346,7 +430,7 @@ def sub_task(
         else s
         for s in step["user_script"]["slots"]
     ]
-    script = {**journey_script, "slots": slots, "switch": None}
+    script = {**journey_script, "slots": slots, "switch": step["user_script"].get("switch")}
     goal = {**step["goal"], "min_turns": 1}
     return task.model_copy(
         update={
@@ -372,7 +456,12 @@ def oracle(task: TaskRow) -> Oracle:
     """Play every step's own oracle, packing their turns together while B_tool allows.
 
     Each step's final message becomes one paragraph of the journey's final message, in step
-    order (the verifier grades text answers paragraph by paragraph).
+    order (the verifier grades text answers paragraph by paragraph). The customer's change of
+    mind is said at the journey's turn ``switch.turn`` (unprompted, or in a reply to any
+    step's question); the step it concerns is handed it as ``{"customer": text}`` with its
+    next results — by its own turn ``switch.turn`` at the latest, since a step's turn k is
+    never played before the journey's turn k — so its oracle hears it as in its own
+    environment, before it acts on the final intent.
     """
     steps = task.decoded("goal")["steps"]
     script = task.decoded("user_script")
@@ -383,6 +472,10 @@ def oracle(task: TaskRow) -> Oracle:
         load_entry_point(env_spec(s["env"]).oracle)(sub_task(task, s, i, script))
         for i, s in enumerate(steps)
     ]
+    switch = script.get("switch")
+    switcher = next((i for i, s in enumerate(steps) if s["user_script"].get("switch")), None)
+    heard: list[dict[str, Any]] = []
+    played = 0
     pending: list[Any] = [next(p) for p in players]
     finals: list[str | None] = [None] * len(players)
     while True:
@@ -399,7 +492,20 @@ def oracle(task: TaskRow) -> Oracle:
             batch.append((i, len(calls), len(pending[i])))
             calls += _routed(pending[i], about[i])
         results = yield calls
+        played += 1
         tools = [r for r in results if "customer" not in r]
+        if switch and played == switch["turn"]:
+            heard = [{"customer": _change_text(results)}]
         for i, start, size in batch:
-            pending[i] = players[i].send(tools[start : start + size])
+            mine = tools[start : start + size]
+            if i == switcher and heard:
+                mine, heard = [*mine, *heard], []
+            pending[i] = players[i].send(mine)
     yield "\n\n".join((f or "").strip() for f in finals)
+
+
+def _change_text(results: list[dict[str, Any]]) -> str:
+    """What the customer said at the switch's turn: their own message, else the replies."""
+    own = [str(r["customer"]) for r in results if "customer" in r]
+    replies = [str(r["reply"]) for r in results if isinstance(r.get("reply"), str)]
+    return " ".join(own or replies)

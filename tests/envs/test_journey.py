@@ -169,20 +169,169 @@ def test_undoing_one_step_lowers_r_task(rows, played):
             assert not partial.is_correct
 
 
-def test_p_switch_raises_a_bundle_budget(shop_env):
+@pytest.fixture(scope="module")
+def switched(shop_env):
+    """Journeys with p_switch = 1 (a change of mind whenever a step can switch)."""
     f = TaskFactory(shop_env, seed=0, overrides={"p_switch": 1.0})
-    hits = 0
-    for k in range(6):
-        row = f.make("journey", 8, k).row
-        switch = row.decoded("user_script")["switch"]
-        bundle = [s for s in _steps(row) if s["env"] == "bundle"]
-        if bundle and bundle[0]["goal"]["budget"] is not None:
-            hits += 1
-            assert switch is not None
-            assert bundle[0]["goal"]["budget"] == switch["changes"][0][1]
-        else:
-            assert switch is None
-    assert hits > 0
+    return [f.make("journey", d, k).row for d in range(4, 13) for k in range(4)]
+
+
+def _switch_of(row):
+    """(journey switch, index of the step it concerns, that step) or None."""
+    switch = row.decoded("user_script")["switch"]
+    if switch is None:
+        return None
+    i = int(switch["changes"][0][0].split(".")[1])
+    return switch, i, _steps(row)[i]
+
+
+def _final_holds(store, step, name, value):
+    """Whether the step's hidden goal holds ``value`` for its slot ``name`` (the final intent)."""
+    goal = step["goal"]
+    if step["env"] in ("discovery", "substitution"):
+        c = goal["constraints"]
+        return (
+            c["price_max"] if name == "price_max" else c["attrs"][name[len("attrs.") :]]
+        ) == value
+    if step["env"] == "bundle":
+        if name == "budget":
+            return goal["budget"] == value
+        return value in [k["noun"] for k in goal["categories"]]
+    if step["env"] == "returns":
+        return goal["exchange"][name.split(".", 1)[1]] == value
+    j = int(name.split(".")[1])  # cart: items.<j>.…
+    item = goal["items"][j]
+    if name.endswith(".desc"):
+        return item["desc"] == value
+    axis = name.split(".")[3]
+    return str(store.variant(item["variant_id"])["attributes"][axis]) == value
+
+
+def test_p_switch_lands_on_steps_of_several_environments(shop_env, switched):
+    store = shop_env.store
+    envs = set()
+    for row in switched:
+        found = _switch_of(row)
+        steps = _steps(row)
+        if found is None:
+            continue
+        switch, i, step = found
+        envs.add(step["env"])
+        own = step["user_script"]["switch"]
+        # The step's own switch, under its own names; the journey's names say which step.
+        assert own["kind"] == switch["kind"]
+        assert own["turn"] == switch["turn"]
+        assert [v for _, v in own["changes"]] == [v for _, v in switch["changes"]]
+        assert sum(s["user_script"].get("switch") is not None for s in steps) == 1
+        (name, value), (jname, _) = own["changes"][0], switch["changes"][0]
+        assert jname.startswith(f"steps.{i}.")
+        assert _final_holds(store, step, name, value), (step["env"], name, value)
+        script = {s["name"]: s for s in row.decoded("user_script")["slots"]}
+        if jname in script:  # a changed slot: first said otherwise, named with its step
+            assert script[jname]["value"] != value
+            assert " for the " in script[jname]["label"] or "in my cart" in script[jname]["label"]
+        score, _state = play(shop_env, row, json.loads(row.oracle))
+        assert score.is_correct, (step["env"], score.details)
+        assert score.reward == pytest.approx(0.9)
+        said = [m for m in shop_env.transcript[2:] if m.get("role") == "user"]
+        assert len(said) <= 1  # said once (unprompted, or in a reply)
+    assert len(envs) >= 3, envs
+    assert envs <= {"discovery", "substitution", "cart", "returns", "bundle"}
+
+
+def _first_intent(store, row, messages):
+    """The oracle's messages acting on the first-stated intent of the switched step, or None.
+
+    Only changes whose first intent the final one excludes: another variant (cart, returns
+    exchange) or one more item (cart, bundle). A raised budget still admits the first
+    intent's picks, so it has no such trajectory.
+    """
+    switch, _i, step = _switch_of(row)
+    (name, value), kind = step["user_script"]["switch"]["changes"][0], switch["kind"]
+    first = {s["name"]: s["value"] for s in row.decoded("user_script")["slots"]}
+    goal = step["goal"]
+    out = json.loads(json.dumps(messages))
+
+    def calls():
+        for m in out:
+            for c in m.get("tool_calls") or []:
+                yield m, c, json.loads(c["function"]["arguments"])
+
+    if step["env"] == "cart" and kind == "change_variant":
+        item = goal["items"][int(name.split(".")[1])]
+        axis, old = name.split(".")[3], first[switch["changes"][0][0]]
+        want = {**store.variant(item["variant_id"])["attributes"], axis: old}
+        was = next(
+            v["variant_id"]
+            for v in store.variants_of(item["product_id"])
+            if {k: str(x) for k, x in v["attributes"].items()}
+            == {k: str(x) for k, x in want.items()}
+        )
+        for _, c, args in calls():
+            if c["function"]["name"] == "cart_add" and args.get("variant_id") == item["variant_id"]:
+                c["function"]["arguments"] = json.dumps({**args, "variant_id": was})
+        return out
+    if step["env"] == "returns" and kind == "change_variant":
+        axis, old = name.split(".", 1)[1], first[switch["changes"][0][0]]
+        attrs = step["episode"]["variant_attrs"]
+        new = next(v for v, a in attrs.items() if str(a.get(axis)) == str(value))
+        want = {**attrs[new], axis: old}
+        was = next(v for v, a in attrs.items() if a == want)
+        for _, c, args in calls():
+            if c["function"]["name"] == "exchange_start":
+                c["function"]["arguments"] = json.dumps({**args, "new_variant_id": was})
+        return out
+    if kind == "add_item" and step["env"] in ("cart", "bundle"):
+        added = (
+            goal["cart"][-1]["product_id"]
+            if step["env"] == "cart"
+            else goal["categories"][-1]["category"]
+        )
+        for m, c, args in list(calls()):
+            if step["env"] == "cart" and c["function"]["name"] == "cart_add":
+                if args["product_id"] == added:
+                    m["tool_calls"].remove(c)
+            elif c["function"]["name"] == "recommend_products":
+                ids = [p for p in args["product_ids"] if store.product(p)["category_id"] != added]
+                c["function"]["arguments"] = json.dumps({**args, "product_ids": ids})
+        for m in out:
+            if m.get("tool_calls") == []:
+                m["tool_calls"] = [
+                    {
+                        "id": "pad",
+                        "type": "function",
+                        "function": {"name": "cart_view", "arguments": "{}"},
+                    }
+                ]
+        return out
+    return None
+
+
+def test_final_intent_is_graded_not_the_first(shop_env, switched):
+    store = shop_env.store
+    tried = 0
+    for row in switched:
+        if _switch_of(row) is None:
+            continue
+        messages = json.loads(row.oracle)
+        first = _first_intent(store, row, messages)
+        if first is None:
+            continue
+        tried += 1
+        full, _ = play(shop_env, row, messages)
+        score, _ = play(shop_env, row, first)
+        assert not score.is_correct, _switch_of(row)[0]
+        assert score.r_task < full.r_task
+    assert tried >= 2
+
+
+def test_p_switch_zero_gives_no_switch(shop_env):
+    f = TaskFactory(shop_env, seed=0, overrides={"p_switch": 0.0})
+    for d in (6, 10, 12):
+        for k in range(3):
+            row = f.make("journey", d, k).row
+            assert row.decoded("user_script")["switch"] is None
+            assert all(s["user_script"].get("switch") is None for s in _steps(row))
 
 
 def test_p_missing_drops_step_details(shop_env):

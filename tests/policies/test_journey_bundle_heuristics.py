@@ -15,8 +15,15 @@ from shopgen.gen.tasks.base import call
 from shopgen.policies import play
 from shopgen.policies.evaluate import generated_rows
 from shopgen.policies.heuristic.bundle import last_budget, must_haves, resolve, said_kinds
-from shopgen.policies.heuristic.compose import Player, interleave, one_paragraph
-from shopgen.policies.heuristic.steps import split_steps
+from shopgen.policies.heuristic.compose import (
+    Player,
+    change_body,
+    interleave,
+    one_paragraph,
+    split_change,
+)
+from shopgen.policies.heuristic.journey import change_target, route_change
+from shopgen.policies.heuristic.steps import Step, split_steps
 
 # --- reading a journey's first message ------------------------------------------------------
 
@@ -183,6 +190,93 @@ def test_interleave_stops_at_the_turn_limit_with_an_apology() -> None:
     _, turns, paragraphs = _runtime(whole(), 1)
     assert turns == 2
     assert paragraphs == [one_paragraph(None), "quick done\nwith a blank line"]
+
+
+# --- a change of mind about one request ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "change", "body", "rest"),
+    [
+        ("Actually, I've changed my mind: the budget for the desk lamps should be $150. Sure: "
+         "the brand is Acme.", "Actually, I've changed my mind: the budget for the desk lamps "
+         "should be $150.", "the budget for the desk lamps should be $150.",
+         "Sure: the brand is Acme."),
+        ("SAcratch that. Te pack count forr the Ray Pro batteries is 12-Pack.. The budget is $20.",
+         "SAcratch that. Te pack count forr the Ray Pro batteries is 12-Pack..",
+         "Te pack count forr the Ray Pro batteries is 12-Pack..", "The budget is $20."),
+        ("I apologise 4 the change, but could we make it so that the budget for the mugs is "
+         "$24? Oh, the rating is 4.5 stars.", "I apologise 4 the change, but could we make it "
+         "so that the budget for the mugs is $24?", "the budget for the mugs is $24?",
+         "Oh, the rating is 4.5 stars."),
+        ("actually make it lantern", "actually make it lantern", "make it lantern", ""),
+        ("Sure: the quantity is 2, the color is Black.", "", None,
+         "Sure: the quantity is 2, the color is Black."),
+    ],
+)  # fmt: skip
+def test_split_change_takes_the_change_of_mind_out_of_a_reply(
+    reply: str, change: str, body: str | None, rest: str
+) -> None:
+    assert split_change(reply) == (change, rest)
+    if body is not None:
+        assert change_body(change) == body
+
+
+_STEPS = [
+    Step(env="status", text="my order (status)", goal="my order (status)"),
+    Step(env="discovery", text="desk lamps under $40", goal="desk lamps"),
+    Step(env="bundle", text="camping trip under $300", goal="camping trip"),
+    Step(env="cart", text="the Acme kettle and the yarn", goal="the Acme kettle and the yarn"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [
+        ("Wait, one change please: the budget for the desk lamps is now $50.", 1),
+        ("Change: the budget 4the campng trip → $350.", 2),  # typos and shorthand
+        ("Wait, one change please: the extra mnust-have is now ice chest.", 2),  # a cue word
+        ("Sorry, I change my idea, the color for the Acme kettle is Red.", 3),
+        ("Sorry, I change my idea, the extra item for my cart is Bryant yarn.", 3),
+        ("actually make it $45", 1),  # no request named: the first that had a budget
+    ],
+)
+def test_change_target_finds_the_request_a_change_names(text: str, target: int) -> None:
+    assert change_target(_STEPS, text) == target
+    assert change_target(_STEPS[:1], text) is None  # a status request never changes
+
+
+def test_routed_change_reaches_only_its_request_and_reads_as_its_own() -> None:
+    seen: list[tuple[str, list[Any]]] = []
+    players = [Player(agent=_agent(s.env, [1, 1], seen), about=s.goal) for s in _STEPS]
+    route = route_change(_STEPS, players)
+    change = "Actually, I've changed my mind: the budget for the camping trip should be $350."
+
+    def whole() -> Any:
+        finals = yield from interleave(players, max_turns=10, route=route)
+        yield "\n\n".join(finals)
+
+    gen = whole()
+    action = next(gen)
+    first = True
+    while not isinstance(action, str):
+        results: list[dict[str, Any]] = []
+        for j, _ in enumerate(action):  # the runtime says it once: in the first reply
+            answer = "Sure: the brand is Acme."
+            results.append({"reply": f"{change} {answer}" if first and j == 0 else answer})
+        if first:
+            results.append({"customer": "Scratch that. The color for the desk lamps is Blue."})
+        first = False
+        action = gen.send(results)
+    heard: dict[str, list[str]] = {s.env: [] for s in _STEPS}
+    for name, rs in seen:
+        heard[name] += [r["customer"] for r in rs if "customer" in r]
+    assert heard["bundle"] == ["the budget should be $350."]
+    assert heard["discovery"] == ["The color is Blue."]
+    assert heard["status"] == heard["cart"] == []
+    replies = [r["reply"] for _, rs in seen for r in rs if "reply" in r]
+    assert replies
+    assert all(r == "Sure: the brand is Acme." for r in replies)
 
 
 # --- playing real tasks -----------------------------------------------------------------------

@@ -9,6 +9,12 @@ as :class:`~shopgen.policies.heuristic.turns.Turns` does), so an agent never see
 it did not cause. Questions are prefixed with the words of the request they belong to, so the
 customer answers about that request only.
 
+The customer may change their mind about one request, unprompted or at the head of a reply
+to any request's question (``templates/user/change_mind.j2``). :func:`interleave` takes such a
+message out of the reply it came in (so another request's agent does not read its budget or
+value as its own) and hands it, through ``route``, to the agent of the request it concerns,
+as an unprompted ``{"customer": text}`` entry with that agent's next results.
+
 The agent does not know how many turns it has. A journey of L requests has at least 2·L turns
 (the store's traffic: longer journeys come with longer conversations), so :func:`interleave`
 answers, with whatever each agent has, before that guess runs out.
@@ -17,14 +23,31 @@ answers, with whatever each agent has, before that guess runs out.
 from __future__ import annotations
 
 import re
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any
 
 from shopgen.gen.tasks.base import Call, Oracle
 
 _LIMIT = re.compile(r"at most (\d+) tool calls? per turn")
 _BLANK = re.compile(r"\n\s*\n")
+#: How a change of mind opens (the phrasings of ``templates/user/change_mind.j2``), matched
+#: loosely: the customer's typos and shorthand ("4" for "for") touch these words too.
+CHANGE_OPENERS = (
+    "actually, i've changed my mind:",
+    "wait, one change please:",
+    "change:",
+    "oh, hold on, i just thought about it some more and i'd rather go with something different:",
+    "i apologise for the change, but could we make it so that",
+    "scratch that.",
+    "sorry, i change my idea,",
+    "actually make",  # "actually make it <value>": the "make it" stays with the value
+)
+#: Share of an opener's letters a reply's head must match to open a change of mind.
+OPENER_MATCH = 0.75
+#: Where it ends: a sentence end (a value's "4.5" is not one), and a closing "Sorry!".
+_CHANGE_END = re.compile(r"[.?!](?=\s|$)(?:\s+sorry!)?", re.I)
 
 
 @dataclass
@@ -34,14 +57,13 @@ class Player:
     Attributes:
         agent: the agent's generator.
         about: the words that name its request (prefixed to its questions), or "".
-        hears: whether it is shown the customer's unprompted messages.
         calls: its current turn's calls; ``results`` holds the ones that ran (None = not yet).
+        heard: unprompted customer messages routed to it, handed over with its next results.
         final: its final text once it gave one.
     """
 
     agent: Oracle
     about: str = ""
-    hears: bool = False
     calls: list[Call] = field(default_factory=list)
     results: list[dict[str, Any] | None] = field(default_factory=list)
     heard: list[dict[str, Any]] = field(default_factory=list)
@@ -72,10 +94,59 @@ def one_paragraph(text: str | None) -> str:
     return _BLANK.sub("\n", (text or "").strip()) or "Sorry, I could not finish this request."
 
 
-def interleave(players: list[Player], max_turns: int) -> Generator[list[Call], Any, list[str]]:
+#: Which player an unprompted customer message concerns, and the message as it should read
+#: to that player's agent; None when it concerns none.
+Route = Callable[[str], tuple[Player, str] | None]
+
+
+def _opener(text: str) -> tuple[int, str]:
+    """Where the change-of-mind opener heading ``text`` ends (0: none), and which it is."""
+    head = text.lower()
+    found = (0, "")
+    for opener in CHANGE_OPENERS:
+        n = len(opener)
+        ratio, size = max(
+            (SequenceMatcher(None, head[:size], opener).ratio(), size)
+            for size in range(max(1, n - 3), n + 4)
+        )
+        if ratio >= OPENER_MATCH and size > found[0]:
+            found = (size, opener)
+    return found
+
+
+def split_change(reply: str) -> tuple[str, str]:
+    """A reply split into the change of mind it opens with (or "") and the answer after it."""
+    text = reply.strip()
+    opened, _ = _opener(text)
+    if not opened:
+        return "", reply
+    end = _CHANGE_END.search(text, opened)
+    cut = end.end() if end else len(text)
+    return text[:cut].strip(), text[cut:].strip()
+
+
+def change_body(change: str) -> str:
+    """A change of mind without its opener: what changes ("the budget should be $150.").
+
+    Agents read these words as they read any statement of needs; the opener's own words
+    ("I've changed my mind: …") would read as a "label: value" pair.
+    """
+    text = change.strip()
+    opened, opener = _opener(text)
+    body = text[opened:].strip(" ,")
+    if opener == CHANGE_OPENERS[-1]:
+        body = "make " + body  # "actually make it blue": the value is what "make it" names
+    return body or text
+
+
+def interleave(
+    players: list[Player], max_turns: int, route: Route | None = None
+) -> Generator[list[Call], Any, list[str]]:
     """Play every player to its final text within ``max_turns`` tool turns; their finals.
 
     A player still busy when the turns run out is stopped; its final is its last words (none).
+    Unprompted customer messages (and a change of mind heading a reply) go where ``route``
+    says; without ``route`` they are dropped.
     """
     budget: int | None = None
     for p in players:
@@ -88,22 +159,35 @@ def interleave(players: list[Player], max_turns: int) -> Generator[list[Call], A
         batch = _pack(busy, budget)
         results = yield [routed(p.calls[i], p.about) for p, i in batch]
         used += 1
-        tool = [r for r in results if "customer" not in r]
-        said = [r for r in results if "customer" in r]
+        tool = []
+        for r in results:
+            if "customer" in r:
+                _deliver(route, str(r["customer"]))
+                continue
+            change, rest = split_change(r["reply"]) if isinstance(r.get("reply"), str) else ("", "")
+            if change:
+                _deliver(route, change)
+                r = {**r, "reply": rest}
+            tool.append(r)
         for (p, i), result in zip(batch, tool, strict=False):
             limit = _LIMIT.search(str(result.get("message", "")))
             if result.get("error") == "over_budget" and limit:
                 budget = int(limit.group(1))
                 continue
             p.results[i] = result
-        for p in players:
-            if p.hears:
-                p.heard += said
         for p in {id(p): p for p, _ in batch}.values():
             if p.final is None and not p.waiting():
                 _advance(p, [*p.results, *p.heard])
                 p.heard = []
     return [one_paragraph(p.final) for p in players]
+
+
+def _deliver(route: Route | None, text: str) -> None:
+    """Hand an unprompted message to the player it concerns (if any)."""
+    hit = route(text) if route is not None and text else None
+    if hit is not None:
+        player, said = hit
+        player.heard.append({"customer": said})
 
 
 def _pack(busy: list[Player], budget: int | None) -> list[tuple[Player, int]]:
