@@ -371,7 +371,8 @@ class SimulatedUser:
     def _render(self, kind: str, slots: tuple[Slot, ...]) -> str:
         script = self.script
         # A reply is a pure function of these; a replayed episode asks for it again.
-        key = (self.seed, self.task_id, self.replies, kind, repr(slots), script.style)
+        said = tuple((s.name, s.kind, s.label, s.required, repr(s.value)) for s in slots)
+        key = (self.seed, self.task_id, self.replies, kind, said, script.style)
         key += (script.p_noise, script.p_short)
         self.replies += 1
         text = _REPLIES.get(key)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 
 from shopgen.env.state import EpisodeState
@@ -32,14 +34,18 @@ def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()
 
 def needed_unsaid(task: TaskRow) -> list[str]:
     """Facts the deciding rule tests that the first message did not state."""
-    goal = task.decoded("goal")
-    slots = {s["name"]: s for s in task.decoded("user_script")["slots"]}
-    out = []
-    for name in goal["needed"]:
-        slot = slots.get(name)
-        if slot is not None and (slot["omitted"] or name not in _SAID_IN_MESSAGE):
-            out.append(name)
-    return out
+    return list(_needed_unsaid(task.goal, task.user_script))
+
+
+@lru_cache(maxsize=4096)
+def _needed_unsaid(goal_json: str, script_json: str) -> tuple[str, ...]:
+    # Keyed by the row's JSON texts: a scored row's script is decoded once, not per episode.
+    slots = {s["name"]: s for s in json.loads(script_json)["slots"]}
+    return tuple(
+        name
+        for name in json.loads(goal_json)["needed"]
+        if name in slots and (slots[name]["omitted"] or name not in _SAID_IN_MESSAGE)
+    )
 
 
 #: Slots that can be in the first message (the policy vocabulary minus the topic).
