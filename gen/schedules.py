@@ -63,7 +63,7 @@ def p_order_clash(d: int) -> float:
 def order_hint_level(d: int) -> int:
     """How vague the detail telling same-item orders apart may be: 0 at d=0, 8 from d=11.
 
-    ``shopgen.gen.tasks.status.HINT_KINDS`` lists the kinds from exact to relational (the day
+    ``shopgen.gen.tasks.order_hints.HINT_KINDS`` lists the kinds from exact to relational (the day
     placed, the month, the total, recency, whether it arrived, another item in it, cheaper or
     dearer, its place among the same-item orders, the shipping chosen — only the order's
     details show that); at level L the customer remembers one of the kinds L-3..L, so as d

@@ -8,7 +8,7 @@ Customer wants:
     ``p_order_clash(d)`` (2.0) the customer is drawn so that several of their recent orders
     hold the same kind of item (up to ``CLASH_TRIES`` customers, preferring three or more);
     then the day or a detail of status's kinds (``order_hint_level(d)``:
-    ``shopgen.gen.tasks.status.order_hint`` — "the cheapest one", "the second most recent
+    ``shopgen.gen.tasks.order_hints.order_hint`` — "the cheapest one", "the second most recent
     one", "the one I paid for next-day delivery", another item in it, by category at high d)
     tells the order apart, said or given when asked (slot ``order_hint``, dropped with
     p_missing). Reasoning it needs: relate the detail to the listed orders (rank totals or
@@ -62,7 +62,7 @@ from shopgen.gen.schedules import p_indirect_order_ref, p_order_clash, p_return_
 from shopgen.gen.slots import Slot, make_slot
 from shopgen.gen.switches import apply_switch, plan_switch
 from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, chunked, pick
-from shopgen.gen.tasks.status import DETAIL_KINDS, order_hint
+from shopgen.gen.tasks.order_hints import DETAIL_KINDS, order_hint
 from shopgen.schemas.task import TaskRow
 
 #: How a customer says each reason code.

@@ -9,9 +9,10 @@ Customer wants:
     (``p_item_paraphrase``: "plushie" for a "Plush Toy"), and typos (p_noise) may hit it. With
     probability ``p_order_clash(d)`` other listed orders hold the same kind of item, and only
     a detail the customer adds tells them apart, from exact to relational as d grows
-    (``order_hint_level(d)``, :data:`HINT_KINDS`): the day placed, the month, the total, "the
-    most recent one", whether it already arrived, another item in it (at high d by a category
-    it belongs to: "the one that also had some school supplies in it"), "the cheapest one",
+    (``order_hint_level(d)``; :mod:`~shopgen.gen.tasks.order_hints`): the day placed, the
+    month, the total, "the most recent one", whether it already arrived, another item in it
+    (at high d by a category it belongs to: "the one that also had some school supplies in
+    it"), "the cheapest one",
     its place among them ("the second most recent one"), the shipping chosen ("the one I paid
     for next-day delivery" — only ``order_get_details`` shows it). That detail is optional
     (dropped with p_missing): then the agent must ask which order is meant and relate the
@@ -64,7 +65,6 @@ Version history:
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime
 from typing import Any
 
@@ -74,7 +74,6 @@ import polars as pl
 from shopgen.gen.difficulty import Theta
 from shopgen.gen.schedules import (
     order_facts_asked,
-    order_hint_level,
     p_indirect_order_ref,
     p_item_paraphrase,
     p_order_clash,
@@ -82,47 +81,24 @@ from shopgen.gen.schedules import (
 )
 from shopgen.gen.slots import Slot, make_slot
 from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, chunked, pick
+from shopgen.gen.tasks.order_hints import (
+    DETAIL_KINDS,
+    LISTED_CHARS,
+    category_paths,
+    listed_nouns,
+    open_kinds,
+    order_hint,
+    title_words,
+)
 from shopgen.schemas.task import TaskRow
 
 #: What a customer may ask for: tracking and carrier only make sense once an order has shipped.
 _WANTS_SHIPPED = ("status", "delivery date", "tracking number", "carrier")
 _WANTS_UNSHIPPED = ("status", "delivery date")
 
-#: Details that tell same-item orders apart, from exact to relational. At level
-#: L = ``order_hint_level(d)`` the kinds L-2..L are open (:data:`HINT_WINDOW`). "day" is the
-#: ``order_date`` slot, the others the ``order_hint`` slot.
-HINT_KINDS = (
-    "day",
-    "month",
-    "total",
-    "recency",
-    "arrival",
-    "co_item",
-    "price_rank",
-    "position",
-    "shipping",
-)
-HINT_WINDOW = 4
-#: Kinds the order listing does not show: the agent must open each candidate's details.
-DETAIL_KINDS = frozenset({"shipping"})
-
 #: Customers to try for one whose listed orders share a kind of item, before a plain draw
 #: (the first with ``same_item_orders(d)`` such orders wins; else the one with the most).
 CLASH_TRIES = 48
-
-#: How a customer remembers the shipping they chose (``order_get_details`` ship_method).
-SHIP_WORDS = {
-    "standard": "the one I sent with plain standard shipping",
-    "expedited": "the one I paid extra to expedite",
-    "two_day": "the one I picked two-day shipping for",
-    "next_day": "the one I paid for next-day delivery",
-}
-#: "the second most recent one", … (``position``: a middle one of three or more holders).
-_ORDINALS = ("", "second", "third", "fourth", "fifth", "sixth")
-
-#: Characters of a title an order listing shows (``shopgen.env.tools.orders.TITLE_CHARS``):
-#: the named item must be visible there, so the agent can see which orders hold it.
-_LISTED_CHARS = 59
 
 #: How the final message states each status (the verifier accepts these and paraphrases).
 STATUS_PHRASES = {
@@ -173,7 +149,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
                 slots.append(make_slot("status", "order_hint", phrase))
     else:
         slots.append(make_slot("status", "order_ref", target["order_id"], required=True))
-    if kind == "day" or (kind is None and "day" in _open_kinds(d)):
+    if kind == "day" or (kind is None and "day" in open_kinds(d)):
         # The day is said (or given when asked) only while d leaves it in memory.
         slots.append(make_slot("status", "order_date", spoken_date(target["placed_at"].date())))
     date_kind, when = _answer_date(target)
@@ -224,7 +200,7 @@ def _clashing_draw(
         rows = list(visible.iter_rows(named=True))
         shared: dict[str, list[dict[str, Any]]] = {}
         for order in rows:
-            for noun in _listed_nouns(ctx, order["order_id"]):
+            for noun in listed_nouns(ctx, order["order_id"]):
                 shared.setdefault(noun, []).append(order)
         shared = {n: os for n, os in shared.items() if len(os) > 1}
         if not shared:
@@ -241,19 +217,9 @@ def _clashing_draw(
     return user_id, visible, pick(rng, holders), noun
 
 
-def _listed_nouns(ctx: GenContext, order_id: str) -> list[str]:
-    """Nouns of an order's items that its listing shows (sorted, for stable draws)."""
-    found = {
-        noun
-        for title, noun in ctx.order_items(order_id)
-        if noun is not None and noun in title[:_LISTED_CHARS].lower()
-    }
-    return sorted(found)
-
-
 def _item_noun(ctx: GenContext, target: dict[str, Any], rng: np.random.Generator) -> str:
     """The noun of one of the target's items, as its listing shows it (what a customer says)."""
-    nouns = _listed_nouns(ctx, target["order_id"])
+    nouns = listed_nouns(ctx, target["order_id"])
     if not nouns:
         raise Redraw("no listed item of the order has a taxonomy noun")
     return pick(rng, nouns)
@@ -272,29 +238,15 @@ def _spoken_item(
     if rng.random() >= p_item_paraphrase(d):
         return noun, None
     product = _product_with(ctx, target["order_id"], noun)
-    path = _paths(ctx)[product["category_id"]]
+    path = category_paths(ctx)[product["category_id"]]
     other = _other_word(ctx, product, noun, rng)
     if other is not None:
         return other, path
-    title = set(_words(product["title"]))
+    title = set(title_words(product["title"]))
     for depth in range(len(path) - 1, 0, -1):
-        if not set(_words(path[depth])) & title:
+        if not set(title_words(path[depth])) & title:
             return path[depth].lower(), path[: depth + 1]
     return noun, None
-
-
-def _paths(ctx: GenContext) -> dict[str, tuple[str, ...]]:
-    """Leaf category id → its path (department first), built once per taxonomy."""
-    taxonomy = ctx.store_taxonomy
-    held = _PATHS.get(id(taxonomy))
-    if held is None or held[0] is not taxonomy:
-        held = (taxonomy, {c.id: tuple(c.path) for _, c in taxonomy.leaves()})
-        _PATHS[id(taxonomy)] = held
-    return held[1]
-
-
-#: Per-taxonomy path tables (the taxonomy object is kept, so its id is not reused).
-_PATHS: dict[int, tuple[Any, dict[str, tuple[str, ...]]]] = {}
 
 
 def _product_with(ctx: GenContext, order_id: str, noun: str) -> dict[str, Any]:
@@ -302,7 +254,7 @@ def _product_with(ctx: GenContext, order_id: str, noun: str) -> dict[str, Any]:
     return next(
         p
         for p in (ctx.store.product(pid) for pid in ctx.lines_of(order_id)["product_id"])
-        if noun in p["title"][:_LISTED_CHARS].lower()
+        if noun in p["title"][:LISTED_CHARS].lower()
     )
 
 
@@ -310,24 +262,20 @@ def _other_word(
     ctx: GenContext, product: dict[str, Any], noun: str, rng: np.random.Generator
 ) -> str | None:
     """Another noun of the product's category sharing no word with its title, or None."""
-    title_words = set(_words(product["title"]))
+    in_title = set(title_words(product["title"]))
     cat = next(c for _, c in ctx.store_taxonomy.leaves() if c.id == product["category_id"])
     others = sorted(
-        {n.lower() for n in cat.nouns if not set(_words(n)) & title_words} - {noun},
+        {n.lower() for n in cat.nouns if not set(title_words(n)) & in_title} - {noun},
         key=lambda n: (len(n), n),
     )
     return pick(rng, others) if others else None
-
-
-def _words(text: str) -> list[str]:
-    return [w.rstrip("s") for w in re.findall(r"[a-z0-9]+", text.lower())]
 
 
 def _refers(
     ctx: GenContext, order_id: str, words: tuple[str, ...], kind: tuple[str, ...] | None
 ) -> bool:
     """Whether the customer's words could mean an item of the order (by word or by kind)."""
-    paths = _paths(ctx) if kind else {}
+    paths = category_paths(ctx) if kind else {}
     for pid in ctx.lines_of(order_id)["product_id"]:
         product = ctx.store.product(pid)
         title = product["title"].lower()
@@ -336,164 +284,6 @@ def _refers(
         if kind and paths[product["category_id"]][: len(kind)] == kind:
             return True
     return False
-
-
-def _open_kinds(d: int) -> tuple[str, ...]:
-    """The kinds of telling detail a customer remembers at level d (see :data:`HINT_KINDS`)."""
-    level = order_hint_level(d)
-    return HINT_KINDS[max(0, level + 1 - HINT_WINDOW) : level + 1]
-
-
-def _holds(ctx: GenContext, order_id: str, noun: str) -> bool:
-    return any(
-        noun in ctx.store.product(pid)["title"].lower()
-        for pid in ctx.lines_of(order_id)["product_id"]
-    )
-
-
-def order_hint(
-    ctx: GenContext,
-    target: dict[str, Any],
-    holders: list[dict[str, Any]],
-    noun: str,
-    d: int,
-    rng: np.random.Generator,
-) -> tuple[str, str]:
-    """One open kind of detail that singles ``target`` out among ``holders``, and its words.
-
-    Shared with ``returns`` (same-item lines across orders). ``holders`` are order records
-    (placed_at, total, status, ship_method, order_id) and include ``target``.
-
-    Raises:
-        Redraw: no open kind singles the target out (e.g. two holders placed the same day).
-    """
-    others = [o for o in holders if o["order_id"] != target["order_id"]]
-    said = _Said(ctx, target, others, noun, rng, rng.random() < p_item_paraphrase(d))
-    options = [(k, p) for k in _open_kinds(d) if (p := said.words(k))]
-    if not options:
-        raise Redraw("no detail tells the same-item orders apart")
-    return pick(rng, options)
-
-
-class _Said:
-    """The customer's words for each kind of detail about ``target`` against ``others``.
-
-    ``paraphrase`` names another item of the order (``co_item``) by another word of its
-    category, as :func:`_spoken_item` does for the item itself.
-    """
-
-    def __init__(
-        self,
-        ctx: GenContext,
-        target: dict[str, Any],
-        others: list[dict[str, Any]],
-        noun: str,
-        rng: np.random.Generator,
-        paraphrase: bool,
-    ) -> None:
-        self.ctx, self.target, self.others, self.noun = ctx, target, others, noun
-        self.rng, self.paraphrase = rng, paraphrase
-
-    def words(self, kind: str) -> str | None:
-        """The words for detail ``kind``, or None when it does not single out the target."""
-        return getattr(self, f"_{kind}")()
-
-    def _day(self) -> str | None:
-        day = self.target["placed_at"].date()
-        return None if any(o["placed_at"].date() == day for o in self.others) else "day"
-
-    def _month(self) -> str | None:
-        placed = self.target["placed_at"]
-        key = (placed.year, placed.month)
-        if any((o["placed_at"].year, o["placed_at"].month) == key for o in self.others):
-            return None
-        return f"the one I placed in {placed:%B}"
-
-    def _recency(self) -> str | None:
-        placed = self.target["placed_at"]
-        if all(o["placed_at"] < placed for o in self.others):
-            return "the most recent one"
-        if all(o["placed_at"] > placed for o in self.others):
-            return "the earliest one"
-        return None
-
-    def _position(self) -> str | None:
-        """A middle one of three or more holders, counted from the newest."""
-        newer = sum(o["placed_at"] > self.target["placed_at"] for o in self.others)
-        older = sum(o["placed_at"] < self.target["placed_at"] for o in self.others)
-        if newer == 0 or older == 0 or newer + older != len(self.others):
-            return None
-        return f"the {_ORDINALS[newer]} most recent one"
-
-    def _co_item(self) -> str | None:
-        """Another item of the order, by its listed noun or (``paraphrase``) by its kind."""
-        if self.paraphrase:
-            return self._co_kind()
-        ctx, target, noun = self.ctx, self.target, self.noun
-        for other in _listed_nouns(ctx, target["order_id"]):
-            clear = other != noun and noun not in other and other not in noun
-            if clear and not any(_holds(ctx, o["order_id"], other) for o in self.others):
-                return f"the one that also had the {other}"
-        return None
-
-    def _co_kind(self) -> str | None:
-        """Another item of the order named by a category it belongs to, as people file things.
-
-        The deepest level of the item's category path ("Notebooks", "School Supplies") whose
-        name shares no word with any same-item order's titles (so only meaning links the two)
-        and under which no other same-item order has an item.
-        """
-        ctx = self.ctx
-        paths = _paths(ctx)
-
-        def products(order_id: str) -> list[dict[str, Any]]:
-            return [ctx.store.product(pid) for pid in ctx.lines_of(order_id)["product_id"]]
-
-        mine = products(self.target["order_id"])
-        theirs = [p for o in self.others for p in products(o["order_id"])]
-        seen = {w for p in mine + theirs for w in _words(p["title"])}
-        for product in mine:
-            if self.noun in product["title"].lower():
-                continue
-            path = paths[product["category_id"]]
-            for depth in range(len(path) - 1, 0, -1):
-                name = path[depth]
-                if set(_words(name)) & seen or any(
-                    paths[p["category_id"]][: depth + 1] == path[: depth + 1] for p in theirs
-                ):
-                    continue
-                return f"the one that also had some {name.lower()} in it"
-        return None
-
-    def _price_rank(self) -> str | None:
-        total = round(self.target["total"], 2)
-        n = len(self.others)
-        if all(round(o["total"], 2) > total for o in self.others):
-            return "the cheaper one" if n == 1 else "the cheapest one"
-        if all(round(o["total"], 2) < total for o in self.others):
-            return "the more expensive one" if n == 1 else "the most expensive one"
-        return None
-
-    def _total(self) -> str | None:
-        total = round(self.target["total"], 2)
-        if any(round(o["total"], 2) == total for o in self.others):
-            return None
-        return f"the one that came to ${total:.2f}"
-
-    def _arrival(self) -> str | None:
-        arrived = self.target["status"] == "delivered"
-        if self.target["status"] == "cancelled" or any(
-            (o["status"] == "delivered") == arrived or o["status"] == "cancelled"
-            for o in self.others
-        ):
-            return None
-        return "the one that already arrived" if arrived else "the one that hasn't arrived yet"
-
-    def _shipping(self) -> str | None:
-        method = self.target["ship_method"]
-        if method not in SHIP_WORDS or any(o["ship_method"] == method for o in self.others):
-            return None
-        return SHIP_WORDS[method]
 
 
 def _answer_date(order: dict[str, Any]) -> tuple[str | None, str | None]:

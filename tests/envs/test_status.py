@@ -10,7 +10,8 @@ from shopgen.env.state import EpisodeState
 from shopgen.env.user import SimulatedUser, compile_script
 from shopgen.gen.schedules import order_facts_asked, p_order_clash
 from shopgen.gen.store import CatalogStore
-from shopgen.gen.tasks.status import HINT_KINDS, STATUS_PHRASES, answer, clarifying_question
+from shopgen.gen.tasks.order_hints import HINT_KINDS
+from shopgen.gen.tasks.status import STATUS_PHRASES, answer, clarifying_question
 from shopgen.verifiers.status import verify
 from shopgen.verifiers.text import (
     asserted_statuses,
