@@ -26,6 +26,7 @@ import numpy as np
 #: Typo kinds and their shares. A transposition costs 2 edits; the others cost 1.
 OPS: tuple[str, ...] = ("substitute", "delete", "insert", "double", "transpose")
 _WEIGHTS = np.array([0.35, 0.2, 0.1, 0.15, 0.2])
+_CDF = _WEIGHTS.cumsum() / _WEIGHTS.cumsum()[-1]
 _COST = np.array([1, 1, 1, 1, 2])
 EXPECTED_COST = float(_WEIGHTS @ _COST)
 
@@ -150,7 +151,9 @@ def _typo_run(text: str, q: float, rng: np.random.Generator) -> str:
     hits = np.flatnonzero(rng.random(n) < q)
     if hits.size == 0:
         return text
-    ops = rng.choice(len(OPS), size=hits.size, p=_WEIGHTS)
+    # ``rng.choice(len(OPS), size=k, p=_WEIGHTS)`` draws exactly these: one uniform per pick
+    # looked up in the normalised cumulative weights (without choice's per-call checks).
+    ops = _CDF.searchsorted(rng.random(hits.size), side="right")
     picks = rng.random(hits.size)
     chars = list(text)
     # Each position becomes a string; a transposition consumes the next position too.

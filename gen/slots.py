@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from shopgen.schemas.errors import ConfigError
@@ -212,8 +213,13 @@ def _money(v: float) -> str:
     return str(int(v)) if v.is_integer() else f"{v:.2f}"
 
 
+@lru_cache(maxsize=8192)
 def spec_for(env: str, name: str) -> tuple[SlotSpec, str | None]:
-    """The vocabulary entry ``name`` matches in ``env`` and its ``*`` segment, if any."""
+    """The vocabulary entry ``name`` matches in ``env`` and its ``*`` segment, if any.
+
+    Remembered per (env, name): every rendered message checks its slots against the
+    vocabulary, which never changes at run time (errors are raised again, not remembered).
+    """
     if env not in VOCAB:
         raise ConfigError(f"env={env!r} is not an environment ({', '.join(ENVS)})")
     for spec in VOCAB[env]:
