@@ -141,13 +141,13 @@ def test_ray_tasks_equal_local_tasks(ray_session, indexed_catalog_dir):
     from shopgen.task_shards import generate_sharded
     from shopgen.taskgen import TaskFactory
 
-    envs, ds, n = ["status"], [0, 3], 5
+    envs, ds, n = ["status", "discovery", "journey"], [0, 3], 5
     factory = TaskFactory(ShopEnv(CatalogStore(indexed_catalog_dir)), seed=4)
     local = [g.row for g in factory.batch(envs, ds, n)]
     shards = task_shards(indexed_catalog_dir, envs=envs, ds=ds, n=n, seed=4, shard_tasks=2)
     with open_executor("ray") as executor:
         remote = list(generate_sharded(executor, shards))
-    assert len(shards) == 6
+    assert len(shards) == 18
     assert [r.task_id for r in remote] == [r.task_id for r in local]
     assert [r.to_row() for r in remote] == [r.to_row() for r in local]
 
