@@ -35,12 +35,12 @@ Episode end:
     the first assistant message without a tool call.
 Version history:
     1.0 — first version.
+    1.1 — p_switch: a changed budget or attribute value, said after the first turn.
     1.2 — decidable from cards: attribute constraints only on key attributes whose value names
           that attribute alone in the category (``constraints.visible_attrs``); the
           ``priority`` fact states the whole preference (four factors in weight order with a
           strength word each, ``Preference.statement``) and the ranking uses exactly the
           stated weights (``constraints.LEVELS``).
-    1.1 — p_switch: a changed budget or attribute value, said after the first turn.
 """
 
 from __future__ import annotations
