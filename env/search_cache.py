@@ -125,14 +125,9 @@ class CachedSearch:
         Memoised with the cards, so a repeated search (a replay, a scored trajectory) costs a
         look-up: no card is encoded or walked for ids again.
         """
-        try:
-            key = ("text", query, top_k, eps_rank, frozenset(oos_ids), seed, call_index)
-            hit = self._memo.get(key)
-        except TypeError:
-            key, hit = None, None
+        key = self._key(("text", query, top_k, eps_rank, oos_ids, seed, call_index))
+        hit = self._lookup(key)
         if hit is not None:
-            self._memo.move_to_end(key)
-            self.hits += 1
             return hit
         cards = self.results(
             query,
@@ -143,12 +138,7 @@ class CachedSearch:
             call_index=call_index,
         )
         text = json.dumps({"results": cards}, ensure_ascii=False, separators=(",", ":"))
-        out = (text, tuple(c["product_id"] for c in cards))
-        if key is not None:
-            self._memo[key] = out
-            if len(self._memo) > self.limit:
-                self._memo.popitem(last=False)
-        return out
+        return self._remember(key, (text, tuple(c["product_id"] for c in cards)))
 
     def _dumped_search(self, query: Any, **kwargs: Any) -> list[dict[str, Any]]:
         cards = self.index.search(query, **kwargs)
@@ -156,30 +146,52 @@ class CachedSearch:
 
     def _recall(self, kind: str, compute: Any, args: tuple) -> list[Any]:
         query, top_k, eps_rank, oos_ids, seed, call_index, mode = args
+        key = self._key((kind, query, top_k, eps_rank, oos_ids, seed, call_index, mode))
+        cards = self._lookup(key)
+        if cards is None:
+            cards = compute(
+                query,
+                top_k=top_k,
+                eps_rank=eps_rank,
+                oos_ids=oos_ids,
+                seed=seed,
+                call_index=call_index,
+                mode=mode,
+            )
+            if key is not None:
+                self.misses += 1
+            cards = self._remember(key, tuple(cards))
+        return list(cards)
+
+    @staticmethod
+    def _key(parts: tuple) -> tuple | None:
+        """The memo key, with the out-of-stock ids as a frozenset.
+
+        None for unhashable junk: it goes to the index uncached, which raises its own error.
+        """
+        kind, query, top_k, eps_rank, oos_ids, *rest = parts
         try:
-            key = (kind, query, top_k, eps_rank, frozenset(oos_ids), seed, call_index, mode)
-            cards = self._memo.get(key)
-        except TypeError:  # unhashable junk: let the index raise its own error
-            key, cards = None, None
-        if cards is not None:
+            key = (kind, query, top_k, eps_rank, frozenset(oos_ids), *rest)
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _lookup(self, key: tuple | None) -> Any:
+        """The remembered answer for ``key`` (marked recently used), or None."""
+        hit = None if key is None else self._memo.get(key)
+        if hit is not None:
             self._memo.move_to_end(key)
             self.hits += 1
-            return list(cards)
-        cards = compute(
-            query,
-            top_k=top_k,
-            eps_rank=eps_rank,
-            oos_ids=oos_ids,
-            seed=seed,
-            call_index=call_index,
-            mode=mode,
-        )
+        return hit
+
+    def _remember(self, key: tuple | None, value: Any) -> Any:
+        """Keep ``value`` under ``key`` (dropping the least recently used past the limit)."""
         if key is not None:
-            self.misses += 1
-            self._memo[key] = tuple(cards)
+            self._memo[key] = value
             if len(self._memo) > self.limit:
                 self._memo.popitem(last=False)
-        return list(cards)
+        return value
 
     def clear(self) -> None:
         """Forget every remembered result."""

@@ -573,3 +573,13 @@ def goal_fields(ctx: GenContext, cons: Constraints, fs: FeasibleSet, k: int) -> 
         "k_rec": k,
         "ndcg_threshold": NDCG_THRESHOLD,
     }
+
+
+def leaf_index(ctx: GenContext) -> dict[str, int]:
+    """Category id → its position in the taxonomy's leaves (cached on the context's root)."""
+    root = ctx.root
+    cache = root.__dict__.get("_leaf_index")
+    if cache is None:
+        leaves = root.store_taxonomy.leaves()
+        cache = root.__dict__["_leaf_index"] = {c.id: i for i, (_, c) in enumerate(leaves)}
+    return cache

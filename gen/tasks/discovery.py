@@ -57,6 +57,7 @@ from shopgen.gen.tasks.constraints import (
     constraints_from,
     feasible_set,
     goal_fields,
+    leaf_index,
     preference,
     preference_fact,
     tables,
@@ -81,7 +82,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     pool = [*KINDS, *(f"attrs.{a}" for a in visible_attrs(ctx, target))]
     values = choose_constraints(frame, target, pool, int(axes.m) - 1, k + 1, rng)
     user_id = pick(rng, ctx.user_ids)
-    name = ctx.store_taxonomy.leaves()[_leaf_index(ctx)[category]][1].name.lower()
+    name = ctx.store_taxonomy.leaves()[leaf_index(ctx)[category]][1].name.lower()
     slots: list[Slot] = [make_slot("discovery", "category", name, required=True)]
     slots += [make_slot("discovery", kind, values[kind]) for kind in values]
     slots.append(make_slot("discovery", "k_rec", k))
@@ -100,16 +101,6 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     episode = {"user_id": user_id, "out_of_stock": fs.out_of_stock, "today": ctx.today.isoformat()}
     facts = {"priority": preference_fact(pref)}
     return Draft(slots=tuple(slots), goal=goal, episode=episode, switch=switch, facts=facts)
-
-
-def _leaf_index(ctx: GenContext) -> dict[str, int]:
-    """Category id → its position in the taxonomy's leaves (cached on the context's root)."""
-    root = ctx.root
-    cache = root.__dict__.get("_leaf_index")
-    if cache is None:
-        leaves = root.store_taxonomy.leaves()
-        cache = root.__dict__["_leaf_index"] = {c.id: i for i, (_, c) in enumerate(leaves)}
-    return cache
 
 
 def said_words(slots: dict[str, dict[str, Any]], *, known: bool) -> list[Any]:

@@ -57,12 +57,12 @@ from shopgen.gen.tasks.constraints import (
     constraints_from,
     feasible_set,
     goal_fields,
+    leaf_index,
     preference,
     preference_fact,
     tables,
     visible_attrs,
 )
-from shopgen.gen.tasks.discovery import _leaf_index
 from shopgen.gen.tasks.recsearch import ask_question, final_values, plan_change, play, query
 from shopgen.schemas.task import TaskRow
 
@@ -79,7 +79,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     category = products["category_id"][int(rng.integers(products.height))]
     frame = tables(ctx).frame(category)
     original = frame.row(int(rng.integers(frame.height)), named=True)
-    leaf = ctx.store_taxonomy.leaves()[_leaf_index(ctx)[category]][1]
+    leaf = ctx.store_taxonomy.leaves()[leaf_index(ctx)[category]][1]
     compat = {a: original[f"a.{a}"] for a in leaf.compat if original.get(f"a.{a}")}
     visible = tables(ctx).visible(category)
     if any(v not in visible.get(a, ()) for a, v in compat.items()):
