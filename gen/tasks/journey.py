@@ -467,7 +467,7 @@ def oracle(task: TaskRow) -> Oracle:
     script = task.decoded("user_script")
     said = {s["name"]: s["value"] for s in script["slots"]}
     about = [str(said.get(f"steps.{i}.goal", "")) for i in range(len(steps))]
-    budget = task.axis("B_tool")
+    budget, t_max = task.axis("B_tool"), task.axis("T_max")
     players = [
         load_entry_point(env_spec(s["env"]).oracle)(sub_task(task, s, i, script))
         for i, s in enumerate(steps)
@@ -485,6 +485,8 @@ def oracle(task: TaskRow) -> Oracle:
         active = [i for i, t in enumerate(pending) if not isinstance(t, str)]
         if not active:
             break
+        if played + _turns_at_least([pending[i] for i in active], budget) + 1 > t_max:
+            raise Redraw("the oracle needs more than T_max turns")
         batch, calls = [], []
         for i in active:  # first fit: a step whose turn does not fit waits for the next
             if calls and len(calls) + len(pending[i]) > budget:
@@ -502,6 +504,17 @@ def oracle(task: TaskRow) -> Oracle:
                 mine, heard = [*mine, *heard], []
             pending[i] = players[i].send(mine)
     yield "\n\n".join((f or "").strip() for f in finals)
+
+
+def _turns_at_least(turns: list[list[Any]], budget: int) -> int:
+    """Turns that the steps' pending calls take at the least, however they are packed.
+
+    The journey oracle stops a draw as soon as these turns and the final message cannot fit
+    T_max: the runtime would end the episode later anyway, after more (search) turns wasted on
+    a draw that is rejected either way. Steps may need more turns after these, never fewer.
+    """
+    per_turn = max(budget, *(len(t) for t in turns))
+    return -(-sum(len(t) for t in turns) // per_turn)
 
 
 def _change_text(results: list[dict[str, Any]]) -> str:
