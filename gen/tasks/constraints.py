@@ -4,9 +4,10 @@ A recommendation task is a hard filter (:class:`Constraints`: a category, price 
 floor, shipping days, brand, attribute values) and a soft order (:class:`Preference`: the
 customer's weights over price, rating, ship speed and brand loyalty, as they state them: the
 users table's fine weights mapped to strength words, :data:`LEVELS`).
-Generation computes the feasible set exactly with vectorised Polars over one category's
-products, whose attribute JSON is decoded into columns once per category and cached on the
-:class:`GenContext` (:func:`tables`). The verifier re-checks each recommended product with
+Generation computes the feasible set exactly with boolean NumPy masks over one category's
+products (:class:`Columns`: attribute JSON decoded, values factorised, once per category and
+cached on the :class:`GenContext`, :func:`tables`); :meth:`Constraints.expr` is the same filter
+in Polars, the reference the masks are tested against. The verifier re-checks each recommended product with
 :meth:`Constraints.holds` and :meth:`Preference.utility` on the facts the runtime recorded; both
 sides use the same float arithmetic in the same order, rounded to :data:`UTILITY_DIGITS`.
 
@@ -81,7 +82,11 @@ class Constraints:
     exclude: tuple[str, ...] = ()
 
     def expr(self) -> pl.Expr:
-        """The filter as a Polars expression over a :func:`tables` frame."""
+        """The filter as a Polars expression: the reference :meth:`mask` is tested against.
+
+        Over a frame of one category's products with each string attribute as a column
+        ``a.<name>`` (null where a product lacks it or its value is not a string).
+        """
         e = pl.lit(True)
         if self.price_max is not None:
             e &= pl.col("price") <= self.price_max
@@ -96,6 +101,30 @@ class Constraints:
         if self.exclude:
             e &= ~pl.col("product_id").is_in(list(self.exclude))
         return e
+
+    def mask(self, cols: Columns) -> np.ndarray:
+        """:meth:`expr` over one category's :class:`Columns`: which rows meet every constraint.
+
+        Generation filters many times per task and a Polars filter costs ~100–300 µs whatever
+        the size, so it compares NumPy columns instead (a Hypothesis property holds this equal
+        to :meth:`expr`). The category itself is not compared: the columns are one category's.
+        """
+        m = np.ones(len(cols), dtype=bool)
+        if self.price_max is not None:
+            m &= cols.price <= self.price_max
+        if self.rating_min is not None:
+            m &= cols.rating >= self.rating_min
+        if self.ship_days_max is not None:
+            m &= cols.ship_days <= self.ship_days_max
+        if self.brand is not None:
+            m &= cols.equal("brand", self.brand)
+        for name, value in self.attrs.items():
+            m &= cols.equal(f"a.{name}", value)
+        for pid in self.exclude:
+            row = cols.position.get(pid)
+            if row is not None:
+                m[row] = False
+        return m
 
     def broken(self, product_id: str, fact: dict[str, Any]) -> list[str]:
         """The constraints a product breaks (empty when it is feasible), by slot name."""
@@ -175,14 +204,15 @@ class Preference:
         )
         return UTILITY_FLOOR + (1.0 - UTILITY_FLOOR) * s / total
 
-    def utilities(self, frame: pl.DataFrame) -> np.ndarray:
-        """Utilities of a :func:`tables` frame's rows (vectorised, same arithmetic)."""
-        loyal = np.isin(frame["brand"].to_numpy(), np.asarray(self.brands, dtype=object))
+    def utilities(self, cols: Columns, rows: np.ndarray) -> np.ndarray:
+        """Utilities of some rows of a category's :class:`Columns` (vectorised, same arithmetic)."""
+        codes, index = cols.codes("brand")
+        liked = [index[b] for b in self.brands if b in index]
         u = self._parts(
-            frame["price"].to_numpy(),
-            frame["rating"].to_numpy(),
-            frame["ship_days"].to_numpy().astype(np.float64),
-            loyal.astype(np.float64),
+            cols.price[rows],
+            cols.rating[rows],
+            cols.ship_days[rows].astype(np.float64),
+            np.isin(codes[rows], liked).astype(np.float64),
         )
         return np.round(u, UTILITY_DIGITS)
 
@@ -258,13 +288,97 @@ def ndcg(gains: Iterable[float], ideal: Iterable[float]) -> float:
 # --- the per-context cache -------------------------------------------------------------------
 
 
+class Columns:
+    """One category's products as NumPy columns and lists, in catalog order.
+
+    What generation draws from and filters: a category holds a few hundred to a few thousand
+    products and a task filters it a dozen times, so masks over these arrays
+    (:meth:`Constraints.mask`) replace Polars filters, whose fixed cost dominated. Brand and
+    attribute values are factorised into integer codes on first use (:meth:`codes`), so an
+    equality or a count per value is one vectorised operation.
+
+    Attributes:
+        category: the category id.
+        product_id, title, brand: per-row values (lists).
+        price, rating, ship_days, stock_qty: per-row NumPy arrays (the catalog's dtypes).
+        in_stock: ``stock_qty > 0``.
+        attrs: attribute name → per-row string value (None where the product lacks it or its
+            value is not a string), for every attribute some product of the category has.
+        position: product id → row.
+    """
+
+    def __init__(self, raw: pl.DataFrame) -> None:
+        self.category: str = raw["category_id"][0]
+        self.product_id: list[str] = raw["product_id"].to_list()
+        self.title: list[str] = raw["title"].to_list()
+        self.brand: list[str] = raw["brand"].to_list()
+        self.price: np.ndarray = raw["price"].to_numpy()
+        self.rating: np.ndarray = raw["rating"].to_numpy()
+        self.ship_days: np.ndarray = raw["ship_days"].to_numpy()
+        self.stock_qty: np.ndarray = raw["stock_qty"].to_numpy()
+        self.in_stock: np.ndarray = self.stock_qty > 0
+        decoded = [json.loads(s) for s in raw["attributes"].to_list()]
+        names = sorted({k for d in decoded for k in d})
+        self.attrs = {n: [_text(d.get(n)) for d in decoded] for n in names}
+        self.position = {pid: i for i, pid in enumerate(self.product_id)}
+        self._codes: dict[str, tuple[np.ndarray, dict[Any, int]]] = {}
+
+    def __len__(self) -> int:
+        return len(self.product_id)
+
+    def row(self, i: int) -> dict[str, Any]:
+        """Row ``i`` as a dict of plain Python values (``a.<name>`` for attributes)."""
+        out = {
+            "product_id": self.product_id[i],
+            "title": self.title[i],
+            "brand": self.brand[i],
+            "category_id": self.category,
+            "price": float(self.price[i]),
+            "rating": float(self.rating[i]),
+            "ship_days": int(self.ship_days[i]),
+            "stock_qty": int(self.stock_qty[i]),
+        }
+        out.update((f"a.{n}", values[i]) for n, values in self.attrs.items())
+        return out
+
+    def codes(self, column: str) -> tuple[np.ndarray, dict[Any, int]]:
+        """``brand`` or ``a.<name>`` factorised: per-row codes and value → code.
+
+        An attribute's missing values count as ``""``, as :meth:`Constraints.expr` fills them
+        (an attribute no product of the category has is missing everywhere).
+        """
+        hit = self._codes.get(column)
+        if hit is not None:
+            return hit
+        if column == "brand":
+            values: list[Any] = self.brand
+        else:
+            values = self.attrs.get(column[2:]) or [None] * len(self)
+            values = ["" if v is None else v for v in values]
+        index: dict[Any, int] = {}
+        codes = np.fromiter((index.setdefault(v, len(index)) for v in values), np.int64, len(self))
+        self._codes[column] = (codes, index)
+        return codes, index
+
+    def equal(self, column: str, value: Any) -> np.ndarray:
+        """Rows whose ``brand`` or ``a.<name>`` is ``value`` (see :meth:`codes`)."""
+        codes, index = self.codes(column)
+        return codes == index.get(value, -1)
+
+    def counts(self, column: str, rows: np.ndarray) -> dict[Any, int]:
+        """How many of the masked ``rows`` take each value of a column (values that occur)."""
+        codes, index = self.codes(column)
+        n = np.bincount(codes[rows], minlength=len(index))
+        return {v: int(n[c]) for v, c in index.items() if n[c]}
+
+
 class Tables:
-    """One catalog's products split by category, attributes decoded; built lazily per category."""
+    """One catalog's products split by category, as :class:`Columns` built lazily per category."""
 
     def __init__(self, ctx: GenContext) -> None:
         self.ctx = ctx
         self._groups: dict[str, pl.DataFrame] | None = None
-        self._frames: dict[str, pl.DataFrame] = {}
+        self._columns: dict[str, Columns] = {}
         self._bounds: dict[str, tuple[float, float, int, int]] = {}
         self._visible: dict[str, dict[str, frozenset[str]]] = {}
         self._leaves: dict[str, Any] | None = None
@@ -277,35 +391,22 @@ class Tables:
             self._groups = {k[0]: v for k, v in parts.items()}
         return self._groups
 
-    @property
-    def categories(self) -> list[str]:
-        """Category ids with products, sorted (a stable draw pool)."""
-        return sorted(self._group())
-
-    def frame(self, category: str) -> pl.DataFrame:
-        """The category's products with each attribute as a string column ``a.<name>``."""
-        hit = self._frames.get(category)
-        if hit is not None:
-            return hit
-        raw = self._group()[category]
-        decoded = [json.loads(s) for s in raw["attributes"].to_list()]
-        names = sorted({k for d in decoded for k in d})
-        cols = {f"a.{n}": [_text(d.get(n)) for d in decoded] for n in names}
-        frame = raw.drop("attributes").with_columns(
-            [pl.Series(k, v, dtype=pl.String) for k, v in cols.items()]
-        )
-        self._frames[category] = frame
-        return frame
+    def columns(self, category: str) -> Columns:
+        """The category's :class:`Columns` (its raw partition is dropped once they are built)."""
+        hit = self._columns.get(category)
+        if hit is None:
+            hit = self._columns[category] = Columns(self._group().pop(category))
+        return hit
 
     def bounds(self, category: str) -> tuple[float, float, int, int]:
         """(price_lo, price_hi, ship_lo, ship_hi) of a category, for utility normalisation."""
         if category not in self._bounds:
-            f = self.frame(category)
+            c = self.columns(category)
             self._bounds[category] = (
-                float(f["price"].min()),
-                float(f["price"].max()),
-                int(f["ship_days"].min()),
-                int(f["ship_days"].max()),
+                float(c.price.min()),
+                float(c.price.max()),
+                int(c.ship_days.min()),
+                int(c.ship_days.max()),
             )
         return self._bounds[category]
 
@@ -321,9 +422,9 @@ class Tables:
             return hit
         if self._leaves is None:
             self._leaves = {c.id: c for _, c in self.ctx.store_taxonomy.leaves()}
-        frame = self.frame(category)
-        keys = [a for a in self._leaves[category].key_attrs if f"a.{a}" in frame.columns]
-        values = {a: set(frame[f"a.{a}"].drop_nulls().to_list()) for a in keys}
+        attrs = self.columns(category).attrs
+        keys = [a for a in self._leaves[category].key_attrs if a in attrs]
+        values = {a: {v for v in attrs[a] if v is not None} for a in keys}
         seen: dict[str, int] = {}
         for vs in values.values():
             for v in vs:
@@ -416,11 +517,6 @@ def _factor_words(key: str, brands: tuple[str, ...], *, liked: bool = True) -> s
 # --- drawing constraints from a real product -------------------------------------------------
 
 
-def string_attrs(frame: pl.DataFrame, row: dict[str, Any]) -> list[str]:
-    """Attribute names of ``row`` with a string value (any attribute, shown on cards or not)."""
-    return [c[2:] for c in frame.columns if c.startswith("a.") and row.get(c)]
-
-
 def visible_attrs(ctx: GenContext, row: dict[str, Any]) -> list[str]:
     """Attribute names of ``row`` a customer may require: decidable from search cards.
 
@@ -433,7 +529,6 @@ def visible_attrs(ctx: GenContext, row: dict[str, Any]) -> list[str]:
 
 
 def draw_values(
-    frame: pl.DataFrame,
     target: dict[str, Any],
     kinds: list[str],
     rng: np.random.Generator,
@@ -460,33 +555,31 @@ def draw_values(
 
 
 def choose_constraints(
-    frame: pl.DataFrame,
+    cols: Columns,
     target: dict[str, Any],
     pool: list[str],
     n: int,
     k: int,
     rng: np.random.Generator,
     *,
-    base: pl.Expr | None = None,
+    base: Constraints | None = None,
 ) -> dict[str, Any]:
     """Up to ``n`` constraint values the target meets that leave ≥ ``k`` in-stock products.
 
     Kinds are tried in a random order; one that would leave fewer than ``k`` feasible in-stock
-    products is skipped, so small catalogs still give solvable tasks (m(d) is then a ceiling,
-    reached whenever the category is large enough).
+    products (also meeting ``base``) is skipped, so small catalogs still give solvable tasks
+    (m(d) is then a ceiling, reached whenever the category is large enough).
     """
     order = rng.permutation(len(pool)).tolist()
     values: dict[str, Any] = {}
-    live = frame.filter(pl.col("stock_qty") > 0)
-    if base is not None:
-        live = live.filter(base)
+    live = cols.in_stock if base is None else cols.in_stock & base.mask(cols)
     for i in order:
         if len(values) >= n:
             break
         kind = pool[i]
-        value = draw_values(frame, target, [kind], rng)[kind]
-        trial = live.filter(constraints_from(target["category_id"], {kind: value}).expr())
-        if trial.height >= k:
+        value = draw_values(target, [kind], rng)[kind]
+        trial = live & constraints_from(cols.category, {kind: value}).mask(cols)
+        if np.count_nonzero(trial) >= k:
             values[kind] = value
             live = trial
     return {kind: values[kind] for kind in pool if kind in values}
@@ -535,15 +628,16 @@ def feasible_set(
     Raises:
         Redraw: fewer than ``k`` feasible products would stay in stock.
     """
-    frame = tables(ctx).frame(cons.category).filter(cons.expr())
-    size = frame.height
-    frame = frame.filter(pl.col("stock_qty") > 0)
-    if frame.height < k:
-        raise Redraw(f"only {frame.height} feasible in-stock products, need {k}")
-    u = pref.utilities(frame)
-    ids = frame["product_id"].to_list()
+    cols = tables(ctx).columns(cons.category)
+    feasible = cons.mask(cols)
+    size = int(np.count_nonzero(feasible))
+    rows = np.flatnonzero(feasible & cols.in_stock)
+    if len(rows) < k:
+        raise Redraw(f"only {len(rows)} feasible in-stock products, need {k}")
+    u = pref.utilities(cols, rows).tolist()
+    ids = [cols.product_id[i] for i in rows.tolist()]
     order = sorted(range(len(ids)), key=lambda i: (-u[i], ids[i]))
-    ranked = [(ids[i], float(u[i])) for i in order]
+    ranked = [(ids[i], u[i]) for i in order]
     # Out-of-stock marks fall on the products an agent is most likely to pick, while at least
     # k stay in stock (one draw per position, always drawn: positions do not interact).
     draws = rng.random(min(len(ranked), FEASIBLE_CAP))
@@ -562,11 +656,12 @@ def goal_fields(ctx: GenContext, cons: Constraints, fs: FeasibleSet, k: int) -> 
 
     ``feasible`` rows are ``[product_id, utility, brand]``, best first.
     """
-    frame = tables(ctx).frame(cons.category)
-    brands = dict(zip(frame["product_id"].to_list(), frame["brand"].to_list(), strict=True))
+    cols = tables(ctx).columns(cons.category)
     return {
         "product_ids": [pid for pid, _ in fs.ranked[:k]],
-        "feasible": [[pid, u, brands[pid]] for pid, u in fs.ranked[:FEASIBLE_CAP]],
+        "feasible": [
+            [pid, u, cols.brand[cols.position[pid]]] for pid, u in fs.ranked[:FEASIBLE_CAP]
+        ],
         "feasible_size": fs.size,
         "feasible_in_stock": len(fs.ranked),
         "out_of_stock": fs.out_of_stock,

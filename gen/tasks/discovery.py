@@ -75,19 +75,19 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     k = int(axes.k_rec)
     products = ctx.products
     category = products["category_id"][int(rng.integers(products.height))]
-    frame = tables(ctx).frame(category)
-    target = frame.row(int(rng.integers(frame.height)), named=True)
+    cols = tables(ctx).columns(category)
+    target = cols.row(int(rng.integers(len(cols))))
     if target["stock_qty"] <= 0:
         raise Redraw("the target product is out of stock in the catalog")
     pool = [*KINDS, *(f"attrs.{a}" for a in visible_attrs(ctx, target))]
-    values = choose_constraints(frame, target, pool, int(axes.m) - 1, k + 1, rng)
+    values = choose_constraints(cols, target, pool, int(axes.m) - 1, k + 1, rng)
     user_id = pick(rng, ctx.user_ids)
     name = ctx.store_taxonomy.leaves()[leaf_index(ctx)[category]][1].name.lower()
     slots: list[Slot] = [make_slot("discovery", "category", name, required=True)]
     slots += [make_slot("discovery", kind, values[kind]) for kind in values]
     slots.append(make_slot("discovery", "k_rec", k))
     visible = tables(ctx).visible(category)
-    switch = plan_change("discovery", frame, slots, values, k, axes, rng, visible=visible)
+    switch = plan_change("discovery", cols, slots, values, k, axes, rng, visible=visible)
     final = {**values, **dict(switch.changes)} if switch else values
     cons = constraints_from(category, final)
     pref = preference(ctx, user_id, category)

@@ -20,13 +20,12 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-import polars as pl
 
 from shopgen.gen.difficulty import Theta
 from shopgen.gen.slots import Slot
 from shopgen.gen.switches import Switch, plan_switch
 from shopgen.gen.tasks.base import Call, Oracle, Redraw, call, shown_ids
-from shopgen.gen.tasks.constraints import constraints_from, ndcg
+from shopgen.gen.tasks.constraints import Columns, Constraints, constraints_from, ndcg
 from shopgen.schemas.task import TaskRow
 
 #: What the oracle asks for each omitted slot (words the simulated customer understands).
@@ -45,23 +44,24 @@ RAISE_FACTOR = 1.25
 
 def plan_change(
     env: str,
-    frame: pl.DataFrame,
+    cols: Columns,
     slots: list[Slot],
     values: dict[str, Any],
     k: int,
     axes: Theta,
     rng: np.random.Generator,
     *,
-    base: pl.Expr | None = None,
+    base: Constraints | None = None,
     visible: dict[str, frozenset[str]] | None = None,
 ) -> Switch | None:
     """A change of mind (p_switch): a raised budget or another value of a stated attribute.
 
-    Candidate new attribute values are those that, with every other constraint, still leave
-    more than ``k`` in-stock products of the category (so the final feasible set is usable),
-    and, when ``visible`` (``Tables.visible``) is given, that a search card shows unambiguously.
-    The switch is said after the first turn, so the oracle always gathers, hears it, and then
-    searches and recommends for the final intent (the goal is computed from the final values).
+    Candidate new attribute values are those that, with every other constraint (and
+    ``base``), still leave more than ``k`` in-stock products of the category (so the final
+    feasible set is usable), and, when ``visible`` (``Tables.visible``) is given, that a search
+    card shows unambiguously. The switch is said after the first turn, so the oracle always
+    gathers, hears it, and then searches and recommends for the final intent (the goal is
+    computed from the final values).
     """
     options: dict[str, dict[str, list[Any]]] = {}
     if float(axes.p_switch) <= 0.0:  # no change of mind can happen: skip the candidate scan
@@ -70,20 +70,16 @@ def plan_change(
         options["raise_budget"] = {
             "price_max": [float(math.ceil(values["price_max"] * RAISE_FACTOR))]
         }
-    live = frame.filter(pl.col("stock_qty") > 0)
-    if base is not None:
-        live = live.filter(base)
-    category = frame["category_id"][0] if frame.height else ""
+    live = cols.in_stock if base is None else cols.in_stock & base.mask(cols)
     for name in values:
         if not name.startswith("attrs."):
             continue
         rest = {n: v for n, v in values.items() if n != name}
-        col = f"a.{name[6:]}"
         shown = (visible or {}).get(name[6:], frozenset())
-        fits = live.filter(constraints_from(category, rest).expr()).group_by(col).len()
+        fits = cols.counts(f"a.{name[6:]}", live & constraints_from(cols.category, rest).mask(cols))
         alt = sorted(
             v
-            for v, n in zip(fits[col], fits["len"], strict=True)
+            for v, n in fits.items()
             if v and v != values[name] and n > k and (visible is None or v in shown)
         )
         if alt:

@@ -46,7 +46,6 @@ import math
 from typing import Any
 
 import numpy as np
-import polars as pl
 
 from shopgen.gen.difficulty import Theta
 from shopgen.gen.slots import Slot, make_slot
@@ -77,8 +76,8 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     k = int(axes.k_rec)
     products = ctx.products
     category = products["category_id"][int(rng.integers(products.height))]
-    frame = tables(ctx).frame(category)
-    original = frame.row(int(rng.integers(frame.height)), named=True)
+    cols = tables(ctx).columns(category)
+    original = cols.row(int(rng.integers(len(cols))))
     leaf = ctx.store_taxonomy.leaves()[leaf_index(ctx)[category]][1]
     compat = {a: original[f"a.{a}"] for a in leaf.compat if original.get(f"a.{a}")}
     visible = tables(ctx).visible(category)
@@ -88,15 +87,13 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     base = Constraints(
         category=category, price_max=price_max, attrs=compat, exclude=(original["product_id"],)
     )
-    candidates = frame.filter(base.expr() & (pl.col("stock_qty") > 0))
-    if candidates.height < k:
-        raise Redraw(f"only {candidates.height} compatible substitutes in stock")
-    model = candidates.row(int(rng.integers(candidates.height)), named=True)
+    candidates = np.flatnonzero(base.mask(cols) & cols.in_stock)
+    if len(candidates) < k:
+        raise Redraw(f"only {len(candidates)} compatible substitutes in stock")
+    model = cols.row(int(candidates[int(rng.integers(len(candidates)))]))
     pool = ["rating_min", "ship_days_max", "brand"]
     pool += [f"attrs.{a}" for a in visible_attrs(ctx, model) if a not in compat]
-    values = choose_constraints(
-        frame, model, pool, max(0, int(axes.m) - 2), k + 1, rng, base=base.expr()
-    )
+    values = choose_constraints(cols, model, pool, max(0, int(axes.m) - 2), k + 1, rng, base=base)
     stated = {"price_max": price_max, **values}
     title = original["title"].split(",")[0]
     slots: list[Slot] = [
@@ -108,7 +105,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     ]
     no_price = Constraints(category=category, attrs=compat, exclude=(original["product_id"],))
     switch = plan_change(
-        "substitution", frame, slots, stated, k, axes, rng, base=no_price.expr(), visible=visible
+        "substitution", cols, slots, stated, k, axes, rng, base=no_price, visible=visible
     )
     final = {**stated, **dict(switch.changes)} if switch else stated
     cons = constraints_from(category, final, attrs=compat, exclude=(original["product_id"],))
