@@ -1,0 +1,125 @@
+"""Generation's NumPy columns filter, count and rank exactly as the Polars reference does."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import polars as pl
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shopgen.gen.tasks.constraints import Columns, Constraints, Preference, _text
+
+BRANDS = ["Acme", "Bolt", "Cora"]
+NAMES = ["color", "size", "fit"]
+#: Attribute values: strings (the empty one too), and non-strings the columns treat as missing.
+VALUES = st.one_of(st.sampled_from(["red", "blue", "S", "M", ""]), st.integers(0, 3), st.none())
+
+
+@st.composite
+def products(draw: st.DrawFn) -> pl.DataFrame:
+    """One category's raw partition, as ``Tables`` hands it to :class:`Columns`."""
+    n = draw(st.integers(1, 30))
+    attrs = [
+        json.dumps(draw(st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=3)))
+        for _ in range(n)
+    ]
+    return pl.DataFrame(
+        {
+            "product_id": [f"P{i:03d}" for i in range(n)],
+            "title": [f"thing {i}" for i in range(n)],
+            "brand": draw(st.lists(st.sampled_from(BRANDS), min_size=n, max_size=n)),
+            "category_id": ["C1"] * n,
+            "price": draw(st.lists(st.integers(100, 5000), min_size=n, max_size=n)),
+            "rating": draw(st.lists(st.integers(10, 50), min_size=n, max_size=n)),
+            "ship_days": draw(st.lists(st.integers(1, 9), min_size=n, max_size=n)),
+            "stock_qty": draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)),
+            "attributes": attrs,
+        },
+        schema_overrides={"ship_days": pl.Int8, "stock_qty": pl.Int32},
+    ).with_columns(pl.col("price") / 100.0, pl.col("rating") / 10.0)
+
+
+def reference(raw: pl.DataFrame) -> pl.DataFrame:
+    """The frame :meth:`Constraints.expr` is written for: attributes as string columns."""
+    decoded = [json.loads(s) for s in raw["attributes"].to_list()]
+    names = sorted({k for d in decoded for k in d})
+    cols = [pl.Series(f"a.{n}", [_text(d.get(n)) for d in decoded], dtype=pl.String) for n in names]
+    return raw.drop("attributes").with_columns(cols)
+
+
+@st.composite
+def constraints(draw: st.DrawFn, ref: pl.DataFrame) -> Constraints:
+    """Random constraints over a reference frame's values (and values no product has)."""
+    attr_names = [c[2:] for c in ref.columns if c.startswith("a.")]
+    strings = st.sampled_from(["red", "blue", "S", "M", "", "green"])
+    return Constraints(
+        category="C1",
+        price_max=draw(st.none() | st.sampled_from([*ref["price"].to_list(), 25.0])),
+        rating_min=draw(st.none() | st.sampled_from([*ref["rating"].to_list(), 3.5])),
+        ship_days_max=draw(st.none() | st.integers(0, 10)),
+        brand=draw(st.none() | st.sampled_from([*BRANDS, "Dune"])),
+        attrs=draw(st.dictionaries(st.sampled_from(attr_names), strings)) if attr_names else {},
+        exclude=tuple(draw(st.lists(st.sampled_from([*ref["product_id"].to_list(), "P999"])))),
+    )
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, Constraints]:
+    raw = draw(products())
+    ref = reference(raw)
+    return raw, ref, draw(constraints(ref))
+
+
+@given(cases())
+def test_mask_is_the_polars_filter(case: tuple) -> None:
+    raw, ref, cons = case
+    cols = Columns(raw)
+    expected = ref.with_row_index("i").filter(cons.expr())["i"].to_list()
+    assert np.flatnonzero(cons.mask(cols)).tolist() == expected
+
+
+@given(cases(), st.sampled_from(["brand", *(f"a.{n}" for n in NAMES)]))
+def test_counts_are_the_polars_group_by(case: tuple, column: str) -> None:
+    raw, ref, cons = case
+    cols = Columns(raw)
+    kept = ref.filter(cons.expr())
+    if column not in ref.columns:  # an attribute no product has: "" on every row
+        kept = kept.with_columns(pl.lit("").alias(column))
+    groups = kept.select(pl.col(column).fill_null("")).group_by(column).len()
+    expected = dict(zip(groups[column].to_list(), groups["len"].to_list(), strict=True))
+    assert cols.counts(column, cons.mask(cols)) == expected
+
+
+@given(products())
+def test_rows_are_the_polars_rows(raw: pl.DataFrame) -> None:
+    cols = Columns(raw)
+    ref = reference(raw)
+    for i in range(ref.height):
+        row = cols.row(i)
+        expected = ref.row(i, named=True)
+        assert row == expected
+        assert [type(v) for v in row.values()] == [type(v) for v in expected.values()]
+
+
+@given(
+    products(),
+    st.lists(st.sampled_from([0.0, 1.0, 2.0, 4.0]), min_size=4, max_size=4),
+    st.lists(st.sampled_from([*BRANDS, "Dune"]), max_size=2, unique=True),
+)
+def test_utilities_are_the_verifiers_per_product_utility(
+    raw: pl.DataFrame, weights: list[float], brands: list[str]
+) -> None:
+    cols = Columns(raw)
+    pref = Preference(
+        weights=dict(zip(("price", "rating", "ship_speed", "brand_loyalty"), weights, strict=True)),
+        brands=tuple(brands),
+        price_lo=float(cols.price.min()),
+        price_hi=float(cols.price.max()),
+        ship_lo=int(cols.ship_days.min()),
+        ship_hi=int(cols.ship_days.max()),
+    )
+    rows = np.flatnonzero(cols.in_stock)
+    got = pref.utilities(cols, rows).tolist()
+    assert got == [pref.utility(cols.row(i)) for i in rows.tolist()]
