@@ -57,7 +57,6 @@ from shopgen.gen.tasks.constraints import (
     constraints_from,
     feasible_set,
     goal_fields,
-    leaf_index,
     preference,
     preference_fact,
     tables,
@@ -82,7 +81,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     pool = [*KINDS, *(f"attrs.{a}" for a in visible_attrs(ctx, target))]
     values = choose_constraints(cols, target, pool, int(axes.m) - 1, k + 1, rng)
     user_id = pick(rng, ctx.user_ids)
-    name = ctx.store_taxonomy.leaves()[leaf_index(ctx)[category]][1].name.lower()
+    name = tables(ctx).leaf(category).name.lower()
     slots: list[Slot] = [make_slot("discovery", "category", name, required=True)]
     slots += [make_slot("discovery", kind, values[kind]) for kind in values]
     slots.append(make_slot("discovery", "k_rec", k))

@@ -56,7 +56,6 @@ from shopgen.gen.tasks.constraints import (
     constraints_from,
     feasible_set,
     goal_fields,
-    leaf_index,
     preference,
     preference_fact,
     tables,
@@ -78,7 +77,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     category = products["category_id"][int(rng.integers(products.height))]
     cols = tables(ctx).columns(category)
     original = cols.row(int(rng.integers(len(cols))))
-    leaf = ctx.store_taxonomy.leaves()[leaf_index(ctx)[category]][1]
+    leaf = tables(ctx).leaf(category)
     compat = {a: original[f"a.{a}"] for a in leaf.compat if original.get(f"a.{a}")}
     visible = tables(ctx).visible(category)
     if any(v not in visible.get(a, ()) for a, v in compat.items()):

@@ -9,7 +9,7 @@ import polars as pl
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shopgen.gen.tasks.constraints import Columns, Constraints, Preference, _text
+from shopgen.gen.tasks.constraints import Columns, Constraints, Preference
 
 BRANDS = ["Acme", "Bolt", "Cora"]
 NAMES = ["color", "size", "fit"]
@@ -45,8 +45,14 @@ def reference(raw: pl.DataFrame) -> pl.DataFrame:
     """The frame :meth:`Constraints.expr` is written for: attributes as string columns."""
     decoded = [json.loads(s) for s in raw["attributes"].to_list()]
     names = sorted({k for d in decoded for k in d})
-    cols = [pl.Series(f"a.{n}", [_text(d.get(n)) for d in decoded], dtype=pl.String) for n in names]
+    cols = [
+        pl.Series(f"a.{n}", [_string(d.get(n)) for d in decoded], dtype=pl.String) for n in names
+    ]
     return raw.drop("attributes").with_columns(cols)
+
+
+def _string(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 @st.composite
