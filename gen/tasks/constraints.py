@@ -301,7 +301,7 @@ class Columns:
 
     Attributes:
         category: the category id.
-        product_id, title, brand: per-row values (lists).
+        product_id, brand: per-row values (lists).
         price, rating, ship_days, stock_qty: per-row NumPy arrays (the catalog's dtypes).
         in_stock: ``stock_qty > 0``.
         attrs: attribute name → per-row string value (None where the product lacks it or its
@@ -312,7 +312,7 @@ class Columns:
     def __init__(self, raw: pl.DataFrame) -> None:
         self.category: str = raw["category_id"][0]
         self.product_id: list[str] = raw["product_id"].to_list()
-        self.title: list[str] = raw["title"].to_list()
+        self._title = raw["title"]  # only drawn rows need theirs: no list of every title
         self.brand: list[str] = raw["brand"].to_list()
         self.price: np.ndarray = raw["price"].to_numpy()
         self.rating: np.ndarray = raw["rating"].to_numpy()
@@ -320,7 +320,7 @@ class Columns:
         self.stock_qty: np.ndarray = raw["stock_qty"].to_numpy()
         self.in_stock: np.ndarray = self.stock_qty > 0
         # One parse of a JSON array, not one per row: a third of the cost on a new category.
-        decoded = json.loads("[" + ",".join(raw["attributes"].to_list()) + "]")
+        decoded = json.loads("[" + raw["attributes"].str.join(",").item() + "]")
         names = sorted({k for d in decoded for k in d})
         # Constraints compare strings only: other values (numbers, booleans) count as missing.
         self.attrs = {
@@ -336,7 +336,7 @@ class Columns:
         """Row ``i`` as a dict of plain Python values (``a.<name>`` for attributes)."""
         out = {
             "product_id": self.product_id[i],
-            "title": self.title[i],
+            "title": self._title[i],
             "brand": self.brand[i],
             "category_id": self.category,
             "price": float(self.price[i]),
