@@ -58,13 +58,13 @@ class TaskError(DatasetError):
 
 
 class _Shared:
-    """What every env on one catalog shares: the store, the search index, parsed tool lists.
+    """What every env on one catalog shares: store, index, tool lists, rows, catalog reads.
 
     The index is wrapped in a :class:`CachedSearch`, so a search an episode repeats — the
     replay of a generated task, a trainer's next epoch — is answered from memory.
     """
 
-    __slots__ = ("prepared", "search", "search_opened", "store", "tools")
+    __slots__ = ("memo", "prepared", "search", "search_opened", "store", "tools")
 
     def __init__(self, store: CatalogStore, search: Any) -> None:
         self.store = store
@@ -72,6 +72,7 @@ class _Shared:
         self.search_opened = search is not None
         self.tools: dict[str, tuple[list[dict[str, Any]], frozenset[str]]] = {}
         self.prepared: dict[int, tuple[Any, tuple[Any, ...], tuple]] = {}
+        self.memo: dict[Any, Any] = {}  # catalog reads' results (ToolContext.memo_read)
 
     def prepare(
         self, task: dict[str, Any] | TaskRow
@@ -237,7 +238,8 @@ class ShopEnv:
         row, episode, messages = self._shared.prepare(task)
         self._tools, self._offered = self._shared.offered(row.tools)
         search = self._shared.search_index() if "catalog_search" in self._offered else None
-        self._ctx = ToolContext.create(self._shared.store, row, episode, search)
+        shared = self._shared
+        self._ctx = ToolContext.create(shared.store, row, episode, search, shared.memo)
         self.transcript = [dict(m) for m in messages]
         return {"messages": [dict(m) for m in messages], "tools": self._tools}
 

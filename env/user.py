@@ -207,14 +207,33 @@ def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
     )
 
 
+#: Distinct questions whose matched slots one compiled script remembers.
+_ASKED_LIMIT = 256
+
+
 @dataclass(frozen=True, slots=True)
 class CompiledScript:
-    """A user script parsed and its slot matchers compiled (immutable; shared across episodes)."""
+    """A user script parsed and its slot matchers compiled (shared across episodes).
+
+    Immutable but for ``asked``, a memo of :func:`match_slots` (a pure function of the script
+    and the question): a replayed episode asks the same questions again.
+    """
 
     script: UserScript
     matchers: tuple[_Matcher, ...]
     item_words: dict[int, frozenset[str]]
     longest: int  # words in the longest phrase of any matcher
+    speakable: frozenset[str] = frozenset()  # names of the slots the customer may say
+    asked: dict[str, tuple[ScriptSlot, ...]] = field(default_factory=dict)
+
+    def slots_asked(self, question: str) -> tuple[ScriptSlot, ...]:
+        """:func:`match_slots` of ``question``, remembered."""
+        hit = self.asked.get(question)
+        if hit is None:
+            if len(self.asked) >= _ASKED_LIMIT:
+                self.asked.clear()
+            hit = self.asked[question] = tuple(match_slots(self, question))
+        return hit
 
 
 @lru_cache(maxsize=1024)
@@ -240,7 +259,11 @@ def compile_script(text: str) -> CompiledScript:
             )
     longest = max((len(p) for m in matchers for p in (*m.strong, *m.weak)), default=1)
     return CompiledScript(
-        script, matchers, {k: frozenset(v) for k, v in item_words.items()}, longest
+        script,
+        matchers,
+        {k: frozenset(v) for k, v in item_words.items()},
+        longest,
+        frozenset(m.slot.name for m in matchers if m.speakable),
     )
 
 
@@ -326,11 +349,10 @@ class SimulatedUser:
         switch_text = self._switch_due(turn)
         if switch_text:
             parts.append(switch_text)
-        asked = match_slots(self.compiled, question)
-        speakable = {m.slot.name for m in self.compiled.matchers if m.speakable}
-        answered = [s for s in asked if s.name in speakable]
-        current = self.values()
+        speakable = self.compiled.speakable
+        answered = [s for s in self.compiled.slots_asked(question) if s.name in speakable]
         if answered:
+            current = self.values()
             slots = tuple(self._slot(s, current[s.name]) for s in answered)
             parts.append(self._render("answer", slots))
             for s in answered:

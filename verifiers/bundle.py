@@ -9,6 +9,7 @@ from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import compose
+from shopgen.verifiers.rows import decoded
 
 #: Share of the coverage score kept when the recommended set costs more than the budget.
 OVER_BUDGET_FACTOR = 0.5
@@ -53,5 +54,5 @@ def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
     """Grade the latest recommendation: category coverage F1, stock, and the budget."""
-    r_task, correct, details = grade(task.decoded("goal"), state)
+    r_task, correct, details = grade(decoded(task, "goal"), state)
     return compose(task, state, r_task=r_task, correct=correct, details=details)

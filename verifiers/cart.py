@@ -15,6 +15,7 @@ from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import compose
+from shopgen.verifiers.rows import decoded
 
 Key = tuple[str, str | None]
 
@@ -44,7 +45,7 @@ def unit_f1(wanted: Counter[Key], got: Counter[Key]) -> tuple[Fraction, Fraction
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
     """Grade the final cart against the goal's cart."""
-    wanted = goal_units(task.decoded("goal"))
+    wanted = goal_units(decoded(task, "goal"))
     got = cart_units(state.cart)
     precision, recall, f1 = unit_f1(wanted, got)
     r_task = 2 * f1 - 1 if got else Fraction(-1)

@@ -17,6 +17,7 @@ from shopgen.gen.tasks.journey import RECOMMEND_ENVS, sub_task
 from shopgen.schemas.envs import env_spec, load_entry_point
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import compose
+from shopgen.verifiers.rows import decoded
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 
@@ -92,18 +93,40 @@ def texts(final: str | None, n: int) -> list[str | None]:
     return parts if len(parts) == n else [final] * n
 
 
+#: Journey rows whose step rows are remembered (by identity, see :func:`_step_tasks`).
+_STEP_TASKS_LIMIT = 1024
+_STEP_TASKS: dict[int, tuple[TaskRow, tuple[TaskRow, ...]]] = {}
+
+
+def _step_tasks(task: TaskRow, steps: list[dict[str, Any]]) -> tuple[TaskRow, ...]:
+    """Each step's :func:`sub_task`, made once per task row object.
+
+    Rows are frozen, so the very same object (held here, so its ``id`` is not reused) has the
+    same steps; making them re-encodes three JSON fields per step, which cost a journey's
+    scoring more than grading it.
+    """
+    hit = _STEP_TASKS.get(id(task))
+    if hit is not None and hit[0] is task:
+        return hit[1]
+    script = decoded(task, "user_script")
+    made = tuple(sub_task(task, step, i, script) for i, step in enumerate(steps))
+    if len(_STEP_TASKS) >= _STEP_TASKS_LIMIT:
+        _STEP_TASKS.clear()
+    _STEP_TASKS[id(task)] = (task, made)
+    return made
+
+
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
     """Mean of the steps' r_task, each graded by its own environment's verifier."""
-    steps = task.decoded("goal")["steps"]
+    steps = decoded(task, "goal")["steps"]
     per_step = texts(state.final_text, len(steps))
     owned = owned_lists(steps, state.extra.get("recommendation_lists", []))
-    script = task.decoded("user_script")
     scores = []
-    for i, step in enumerate(steps):
+    for i, (step, step_task) in enumerate(zip(steps, _step_tasks(task, steps), strict=True)):
         sub_verify = load_entry_point(env_spec(step["env"]).verifier)
         listed = owned.get(i, {}) if step["env"] in RECOMMEND_ENVS else None
         view = step_state(state, i, per_step[i], listed)
-        scores.append(sub_verify(sub_task(task, step, i, script), view, transcript))
+        scores.append(sub_verify(step_task, view, transcript))
     r_task = sum(s.r_task for s in scores) / len(scores)
     details = {
         "steps": [

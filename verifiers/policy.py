@@ -10,6 +10,7 @@ from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import compose
+from shopgen.verifiers.rows import decoded
 from shopgen.verifiers.text import number_matches, numbers_stated, yes_no_stated
 
 
@@ -58,7 +59,7 @@ def _asked(state: EpisodeState) -> set[str]:
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
     """Grade the final answer, that the policy was looked up, and that missing facts were asked."""
-    goal = task.decoded("goal")
+    goal = decoded(task, "goal")
     text = state.final_text or ""
     ignore = tuple(
         float(v)

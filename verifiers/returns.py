@@ -13,6 +13,7 @@ from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import compose
+from shopgen.verifiers.rows import decoded
 from shopgen.verifiers.text import not_eligible_stated, refusal_reasons_stated
 
 _CHECKS = ("return_check_eligibility", "return_start", "exchange_start")
@@ -60,13 +61,13 @@ def _checked(state: EpisodeState, goal: dict[str, Any]) -> bool:
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
     """Grade the started return/exchange, or the refusal message when the item is not eligible."""
-    goal = task.decoded("goal")
+    goal = decoded(task, "goal")
     done = started(state)
     text = state.final_text or ""
     if goal["eligible"]:
         if not done:
             return compose(task, state, r_task=-1.0, correct=False, details={"started": 0})
-        variants = task.decoded("episode").get("variant_attrs", {})
+        variants = decoded(task, "episode").get("variant_attrs", {})
         parts = _eligible_parts(goal, done, variants)
     else:
         reasons = refusal_reasons_stated(text)

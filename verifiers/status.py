@@ -9,14 +9,17 @@ from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import compose
+from shopgen.verifiers.rows import decoded
 from shopgen.verifiers.text import carrier_stated, code_stated, dates_in, status_stated
 
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
     """Grade the final message: status (and nothing contradicting it), date, tracking, carrier."""
-    goal = task.decoded("goal")
+    goal = decoded(task, "goal")
     text = state.final_text or ""
-    today = date.fromisoformat(task.decoded("episode").get("today") or goal["date"] or "2026-01-01")
+    today = date.fromisoformat(
+        decoded(task, "episode").get("today") or goal["date"] or "2026-01-01"
+    )
     parts = {"status": status_stated(text, goal["status"])}
     if goal["date"]:
         parts["date"] = date.fromisoformat(goal["date"]) in dates_in(text, year=today.year)

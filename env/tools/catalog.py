@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from shopgen.env.tools.context import ToolContext
-from shopgen.env.tools.registry import Encoded, ToolError, tool
+from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
 from shopgen.gen.seeding import stable_hash
 
 #: Characters of a product description a detail result shows (keeps results compact).
@@ -13,7 +13,7 @@ DESCRIPTION_CHARS = 400
 
 
 @tool("read")
-def catalog_get_product(ctx: ToolContext, product_id: str) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+def catalog_get_product(ctx: ToolContext, product_id: str) -> Encoded:  # noqa: D417  (ctx is the runtime's, not the agent's)
     """Get one product's details: title, brand, category, price, rating, stock, attributes.
 
     Args:
@@ -21,6 +21,11 @@ def catalog_get_product(ctx: ToolContext, product_id: str) -> dict[str, Any]:  #
             not a variant_id.
     """
     p = ctx.product(product_id)
+    pid = p["product_id"]
+    return ctx.memo_read(("catalog_get_product", pid), (pid,), lambda: encoded(_details(ctx, p)))
+
+
+def _details(ctx: ToolContext, p: dict[str, Any]) -> dict[str, Any]:
     description = p["description"]
     if len(description) > DESCRIPTION_CHARS:
         description = description[:DESCRIPTION_CHARS].rsplit(" ", 1)[0] + "…"
@@ -42,7 +47,7 @@ def catalog_get_product(ctx: ToolContext, product_id: str) -> dict[str, Any]:  #
 
 
 @tool("read")
-def catalog_get_variants(ctx: ToolContext, product_id: str) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+def catalog_get_variants(ctx: ToolContext, product_id: str) -> Encoded:  # noqa: D417  (ctx is the runtime's, not the agent's)
     """List a product's variants (color, size, capacity…) with their variant_id, price and stock.
 
     Use the variant_id from this list with cart_add when a product has variants.
@@ -51,7 +56,18 @@ def catalog_get_variants(ctx: ToolContext, product_id: str) -> dict[str, Any]:  
         product_id: the product's id (e.g. B07XK3M9QZ), not a variant_id.
     """
     p = ctx.product(product_id)
-    variants = ctx.store.variants_of(p["product_id"])
+    pid = p["product_id"]
+    variants = ctx.store.variants_of(pid)
+    return ctx.memo_read(
+        ("catalog_get_variants", pid),
+        (pid, *(v["variant_id"] for v in variants)),
+        lambda: encoded(_variant_list(ctx, p, variants)),
+    )
+
+
+def _variant_list(
+    ctx: ToolContext, p: dict[str, Any], variants: list[dict[str, Any]]
+) -> dict[str, Any]:
     if not variants:
         return {
             "product_id": p["product_id"],

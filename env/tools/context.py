@@ -16,13 +16,17 @@ Only this episode's small values are copied; catalog rows are looked up on deman
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from shopgen.env.state import EpisodeState
-from shopgen.env.tools.registry import ToolError
+from shopgen.env.tools.registry import Encoded, ToolError
 from shopgen.gen.store import CatalogStore
 from shopgen.schemas.task import TaskRow
+
+#: Results a catalog's memo holds before it starts over (a few KB each).
+MEMO_LIMIT = 20_000
 
 
 @dataclass(slots=True)
@@ -39,6 +43,8 @@ class ToolContext:
         out_of_stock: ids with no stock in this episode.
         user: the simulated customer (:class:`shopgen.env.user.SimulatedUser`), or None
             until the agent first asks.
+        memo: results of catalog reads, shared by every episode on the catalog (see
+            :meth:`memo_read`).
     """
 
     store: CatalogStore
@@ -49,12 +55,21 @@ class ToolContext:
     stock_overrides: dict[str, int] = field(default_factory=dict)
     out_of_stock: frozenset[str] = frozenset()
     user: Any = None  # the episode's SimulatedUser, made on the first ask_user (issue #6)
+    memo: dict[Any, Any] = field(default_factory=dict)
 
     @classmethod
     def create(
-        cls, store: CatalogStore, task: TaskRow, episode: dict[str, Any], search: Any
+        cls,
+        store: CatalogStore,
+        task: TaskRow,
+        episode: dict[str, Any],
+        search: Any,
+        memo: dict[Any, Any] | None = None,
     ) -> ToolContext:
-        """A context with the episode's stock rules read once."""
+        """A context with the episode's stock rules read once, on the catalog's ``memo``.
+
+        ``memo`` is the catalog's shared memo of read results (a fresh one when None).
+        """
         overrides = episode.get("stock_overrides") or {}
         return cls(
             store=store,
@@ -64,7 +79,29 @@ class ToolContext:
             search=search,
             stock_overrides={str(k): int(v) for k, v in overrides.items()},
             out_of_stock=frozenset(map(str, episode.get("out_of_stock") or ())),
+            memo={} if memo is None else memo,
         )
+
+    def memo_read(
+        self, key: tuple[str, str], stock_ids: Iterable[str], make: Callable[[], Encoded]
+    ) -> Encoded:
+        """A catalog read's encoded result, remembered across episodes while it is the catalog's.
+
+        Such a result (a product's details, its variants) depends on the shared catalog alone,
+        except for the stock it shows: when a stock rule of this episode names one of
+        ``stock_ids``, the result is this episode's own and ``make`` runs unremembered.
+        Remembering the encoded text spares a replay, and every later episode that reads the
+        same product, both building and encoding the result (issue #7's throughput).
+        """
+        rules = self.out_of_stock or self.stock_overrides
+        if rules and any(i in self.out_of_stock or i in self.stock_overrides for i in stock_ids):
+            return make()
+        hit = self.memo.get(key)
+        if hit is None:
+            if len(self.memo) >= MEMO_LIMIT:
+                self.memo.clear()
+            hit = self.memo[key] = make()
+        return hit
 
     def product(self, product_id: str) -> dict[str, Any]:
         """A product record, or ToolError ``not_found`` (which says so when it is a variant id)."""

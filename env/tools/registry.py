@@ -68,6 +68,9 @@ class Param:
     annotation: Any
     required: bool
     schema: dict[str, Any]
+    #: Value types :func:`_convert` returns unchanged (``str | None`` → str and NoneType): a
+    #: value of exactly one of them skips the walk over the annotation (the hot path).
+    exact: tuple[type, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +82,7 @@ class ToolSpec:
     fn: Callable[..., Any]
     params: tuple[Param, ...]
     schema: dict[str, Any]
+    names: frozenset[str] = frozenset()  # the params' names
 
     def validate(self, arguments: dict[str, Any], *, loose: bool = False) -> dict[str, Any]:
         """Arguments checked against the signature, converted where ``loose``.
@@ -86,10 +90,9 @@ class ToolSpec:
         Raises:
             ToolError: kind ``bad_arguments`` for a missing, extra or ill-typed argument.
         """
-        known = {p.name for p in self.params}
-        extra = sorted(set(arguments) - known)
-        if extra:
-            allowed = ", ".join(sorted(known)) or "none"
+        if not self.names.issuperset(arguments):
+            extra = sorted(set(arguments) - self.names)
+            allowed = ", ".join(sorted(self.names)) or "none"
             raise ToolError(
                 f"{self.name} has no argument {extra[0]!r} (arguments: {allowed})", "bad_arguments"
             )
@@ -99,7 +102,11 @@ class ToolSpec:
                 if p.required:
                     raise ToolError(f"{self.name} needs argument {p.name!r}", "bad_arguments")
                 continue
-            out[p.name] = _convert(self.name, p.name, arguments[p.name], p.annotation, loose)
+            value = arguments[p.name]
+            if type(value) in p.exact:
+                out[p.name] = value
+            else:
+                out[p.name] = _convert(self.name, p.name, value, p.annotation, loose)
         return out
 
 
@@ -128,7 +135,9 @@ def build_spec(fn: Callable[..., Any], kind: ToolKind) -> ToolSpec:
         if name not in arg_docs:
             raise ValueError(f"tool {fn.__name__}: argument {name!r} has no docstring entry")
         schema = {**_json_schema(_strip_none(annotation)), "description": arg_docs[name]}
-        params.append(Param(name, annotation, not (optional or has_default), schema))
+        params.append(
+            Param(name, annotation, not (optional or has_default), schema, _exact(annotation))
+        )
     schema = {
         "type": "function",
         "function": {
@@ -142,7 +151,7 @@ def build_spec(fn: Callable[..., Any], kind: ToolKind) -> ToolSpec:
             },
         },
     }
-    return ToolSpec(fn.__name__, kind, fn, tuple(params), schema)
+    return ToolSpec(fn.__name__, kind, fn, tuple(params), schema, frozenset(p.name for p in params))
 
 
 def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
@@ -184,6 +193,17 @@ def _strip_none(annotation: Any) -> Any:
     if len(rest) != 1:
         raise TypeError(f"unsupported union {annotation!r}")
     return rest[0]
+
+
+def _exact(annotation: Any) -> tuple[type, ...]:
+    """The types :func:`_convert` passes through unchanged for ``annotation`` (see ``Param``).
+
+    ``int`` excludes bool (``type(True) is bool``), ``float`` accepts only floats (ints are
+    converted), and lists are always walked item by item.
+    """
+    target = _strip_none(annotation)
+    exact = (target,) if target in _JSON_TYPES else ()
+    return (*exact, type(None)) if _is_optional(annotation) else exact
 
 
 def _json_schema(annotation: Any) -> dict[str, Any]:
@@ -255,11 +275,25 @@ def _json_name(value: Any) -> str:
     )
 
 
+#: ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` without building a new
+#: encoder per call (``dumps`` does when given options): every tool result is encoded.
+encode_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def error_result(kind: str, message: str) -> str:
     """The JSON text of an error result."""
-    return json.dumps(
-        {"error": kind, "message": message}, ensure_ascii=False, separators=(",", ":")
-    )
+    return encode_json({"error": kind, "message": message})
+
+
+def encoded(result: Any) -> Encoded:
+    """``result`` written as the :class:`Encoded` that :func:`invoke` would make of it.
+
+    For tools that memoise a result across episodes: the text and the ids are computed once.
+    """
+    products: set[str] = set()
+    variants: set[str] = set()
+    _collect_ids(result, products, variants)
+    return Encoded(encode_json(result), tuple(products), tuple(variants))
 
 
 def _collect_ids(value: Any, products: set[str], variants: set[str]) -> None:
@@ -337,4 +371,4 @@ def invoke(
     _collect_ids(result, products, variants)
     state.shown_ids.update(products)
     state.shown_variant_ids.update(variants)
-    return json.dumps(result, ensure_ascii=False, separators=(",", ":")), None
+    return encode_json(result), None
