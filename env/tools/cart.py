@@ -6,7 +6,7 @@ from typing import Any
 
 from shopgen.env.state import CartKey
 from shopgen.env.tools.context import ToolContext
-from shopgen.env.tools.registry import ToolError, tool
+from shopgen.env.tools.registry import Encoded, ToolError, encoded, encoded_object, tool
 
 #: Most units of one line; a guard against absurd quantities, far above any task's need.
 MAX_QUANTITY = 99
@@ -65,8 +65,17 @@ def _line_key(ctx: ToolContext, product_id: str, variant_id: str | None) -> Cart
     return lines[0]
 
 
-def cart_summary(ctx: ToolContext) -> dict[str, Any]:
-    """The cart as the agent sees it: lines with unit prices, the item count and the total."""
+def cart_summary(ctx: ToolContext) -> Encoded:
+    """The cart as the agent sees it: lines with unit prices, the item count and the total.
+
+    A pure function of the cart's lines (titles and prices are the catalog's), remembered per
+    distinct cart in the catalog's memo.
+    """
+    key = ("cart_summary", *ctx.state.cart.items())
+    return ctx.memo_read(key, lambda: encoded(_summary(ctx)))
+
+
+def _summary(ctx: ToolContext) -> dict[str, Any]:
     lines, total, items = [], 0.0, 0
     for (pid, vid), quantity in ctx.state.cart.items():
         product = ctx.store.product(pid)
@@ -94,7 +103,7 @@ def _check_quantity(quantity: int, low: int) -> None:
 @tool("write")
 def cart_add(  # noqa: D417  (ctx is the runtime's, not the agent's)
     ctx: ToolContext, product_id: str, variant_id: str | None = None, quantity: int = 1
-) -> dict[str, Any]:
+) -> Encoded:
     """Add a product to the customer's cart; adding an item already there raises its quantity.
 
     Args:
@@ -110,20 +119,20 @@ def cart_add(  # noqa: D417  (ctx is the runtime's, not the agent's)
     _check_quantity(total, 1)
     _check_stock(ctx, product, variant, total)
     ctx.state.cart[key] = total
-    return {
-        "added": {"product_id": product_id, "variant_id": key[1], "quantity": quantity},
-        "cart": cart_summary(ctx),
-    }
+    return encoded_object(
+        added={"product_id": product_id, "variant_id": key[1], "quantity": quantity},
+        cart=cart_summary(ctx),
+    )
 
 
 @tool("read")
-def cart_view(ctx: ToolContext) -> dict[str, Any]:
+def cart_view(ctx: ToolContext) -> Encoded:
     """Show the customer's cart: each line's product, variant, quantity and price, and the total."""
     return cart_summary(ctx)
 
 
 @tool("write")
-def cart_remove(ctx: ToolContext, product_id: str, variant_id: str | None = None) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+def cart_remove(ctx: ToolContext, product_id: str, variant_id: str | None = None) -> Encoded:  # noqa: D417  (ctx is the runtime's, not the agent's)
     """Remove a line from the customer's cart.
 
     Args:
@@ -133,13 +142,15 @@ def cart_remove(ctx: ToolContext, product_id: str, variant_id: str | None = None
     """
     key = _line_key(ctx, product_id, variant_id)
     del ctx.state.cart[key]
-    return {"removed": {"product_id": key[0], "variant_id": key[1]}, "cart": cart_summary(ctx)}
+    return encoded_object(
+        removed={"product_id": key[0], "variant_id": key[1]}, cart=cart_summary(ctx)
+    )
 
 
 @tool("write")
 def cart_update_quantity(  # noqa: D417  (ctx is the runtime's, not the agent's)
     ctx: ToolContext, product_id: str, quantity: int, variant_id: str | None = None
-) -> dict[str, Any]:
+) -> Encoded:
     """Set how many units of a cart line the customer buys; 0 removes the line.
 
     Args:
@@ -156,7 +167,7 @@ def cart_update_quantity(  # noqa: D417  (ctx is the runtime's, not the agent's)
         product, variant = _resolve(ctx, *key)
         _check_stock(ctx, product, variant, quantity)
         ctx.state.cart[key] = quantity
-    return {
-        "updated": {"product_id": key[0], "variant_id": key[1], "quantity": quantity},
-        "cart": cart_summary(ctx),
-    }
+    return encoded_object(
+        updated={"product_id": key[0], "variant_id": key[1], "quantity": quantity},
+        cart=cart_summary(ctx),
+    )

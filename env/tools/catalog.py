@@ -22,10 +22,12 @@ def catalog_get_product(ctx: ToolContext, product_id: str) -> Encoded:  # noqa: 
     """
     p = ctx.product(product_id)
     pid = p["product_id"]
-    return ctx.memo_read(("catalog_get_product", pid), (pid,), lambda: encoded(_details(ctx, p)))
+    stock = ctx.stock(p)
+    return ctx.memo_read(("catalog_get_product", pid, stock), lambda: encoded(_details(p, stock)))
 
 
-def _details(ctx: ToolContext, p: dict[str, Any]) -> dict[str, Any]:
+def _details(p: dict[str, Any], stock: int) -> dict[str, Any]:
+    """A product's details as shown, with ``stock`` units in this episode."""
     description = p["description"]
     if len(description) > DESCRIPTION_CHARS:
         description = description[:DESCRIPTION_CHARS].rsplit(" ", 1)[0] + "…"
@@ -38,7 +40,7 @@ def _details(ctx: ToolContext, p: dict[str, Any]) -> dict[str, Any]:
         "list_price": round(p["list_price"], 2),
         "rating": round(p["rating"], 1),
         "rating_count": p["rating_count"],
-        "stock_qty": ctx.stock(p),
+        "stock_qty": stock,
         "ship_days": p["ship_days"],
         "n_variants": p["n_variants"],
         "attributes": p["attributes"],
@@ -58,16 +60,16 @@ def catalog_get_variants(ctx: ToolContext, product_id: str) -> Encoded:  # noqa:
     p = ctx.product(product_id)
     pid = p["product_id"]
     variants = ctx.store.variants_of(pid)
+    stocks = tuple(ctx.stock(p, v) for v in variants)
     return ctx.memo_read(
-        ("catalog_get_variants", pid),
-        (pid, *(v["variant_id"] for v in variants)),
-        lambda: encoded(_variant_list(ctx, p, variants)),
+        ("catalog_get_variants", pid, stocks), lambda: encoded(_variant_list(p, variants, stocks))
     )
 
 
 def _variant_list(
-    ctx: ToolContext, p: dict[str, Any], variants: list[dict[str, Any]]
+    p: dict[str, Any], variants: list[dict[str, Any]], stocks: tuple[int, ...]
 ) -> dict[str, Any]:
+    """A product's variants as shown, with ``stocks`` units of each in this episode."""
     if not variants:
         return {
             "product_id": p["product_id"],
@@ -82,9 +84,9 @@ def _variant_list(
                 "label": v["label"],
                 "attributes": v["attributes"],
                 "price": round(p["price"] + v["price_delta"], 2),
-                "stock_qty": ctx.stock(p, v),
+                "stock_qty": stock,
             }
-            for v in variants
+            for v, stock in zip(variants, stocks, strict=True)
         ],
     }
 

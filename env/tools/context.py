@@ -16,7 +16,7 @@ Only this episode's small values are copied; catalog rows are looked up on deman
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,20 +82,14 @@ class ToolContext:
             memo={} if memo is None else memo,
         )
 
-    def memo_read(
-        self, key: tuple[str, str], stock_ids: Iterable[str], make: Callable[[], Encoded]
-    ) -> Encoded:
-        """A catalog read's encoded result, remembered across episodes while it is the catalog's.
+    def memo_read(self, key: tuple[Any, ...], make: Callable[[], Encoded]) -> Encoded:
+        """A catalog read's encoded result, remembered across episodes under ``key``.
 
-        Such a result (a product's details, its variants) depends on the shared catalog alone,
-        except for the stock it shows: when a stock rule of this episode names one of
-        ``stock_ids``, the result is this episode's own and ``make`` runs unremembered.
-        Remembering the encoded text spares a replay, and every later episode that reads the
-        same product, both building and encoding the result (issue #7's throughput).
+        ``key`` must determine the result: the tool's name, the catalog ids it reads and the
+        episode's stock of each (the only episode state such a result shows). Remembering the
+        encoded text spares a replay, and every later episode that reads the same product,
+        both building and encoding the result (issue #7's throughput).
         """
-        rules = self.out_of_stock or self.stock_overrides
-        if rules and any(i in self.out_of_stock or i in self.stock_overrides for i in stock_ids):
-            return make()
         hit = self.memo.get(key)
         if hit is None:
             if len(self.memo) >= MEMO_LIMIT:
