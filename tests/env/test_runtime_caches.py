@@ -100,3 +100,145 @@ def test_world_lookups_of_unknown_ids_are_empty(store):
     assert store.order("000-0000000-0000000") is None
     assert store.lines_of("x" * 40) == []
     assert store.user("") is None
+
+
+# -- the scoring fast paths (issue #7) equal the plain computations they replace -------------
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["product_id", "variant_id", "product_ids", "x", "é"]) | st.text(),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=60)
+@given(st.dictionaries(st.text(), _JSON_VALUES, max_size=4), st.data())
+def test_encoded_object_equals_encoding_the_whole_dict(fields, data):
+    from shopgen.env.tools.registry import encoded, encoded_object
+
+    pre = {k: encoded(v) if data.draw(st.booleans()) else v for k, v in fields.items()}
+    whole = encoded(fields)
+    spliced = encoded_object(**pre)
+    assert spliced.text == whole.text
+    assert set(spliced.product_ids) == set(whole.product_ids)
+    assert set(spliced.variant_ids) == set(whole.variant_ids)
+
+
+def _reference_validate(spec, arguments, loose):
+    """ToolSpec.validate as it was before its fast path: every value through _convert."""
+    from shopgen.env.tools.registry import ToolError, _convert
+
+    known = {p.name for p in spec.params}
+    extra = sorted(set(arguments) - known)
+    if extra:
+        allowed = ", ".join(sorted(known)) or "none"
+        raise ToolError(
+            f"{spec.name} has no argument {extra[0]!r} (arguments: {allowed})", "bad_arguments"
+        )
+    out = {}
+    for p in spec.params:
+        if p.name not in arguments:
+            if p.required:
+                raise ToolError(f"{spec.name} needs argument {p.name!r}", "bad_arguments")
+            continue
+        out[p.name] = _convert(spec.name, p.name, arguments[p.name], p.annotation, loose)
+    return out
+
+
+def _outcome(fn, *args):
+    from shopgen.env.tools.registry import ToolError
+
+    try:
+        value = fn(*args)
+    except ToolError as exc:
+        return ("error", exc.kind, exc.message)
+    return ("ok", value, [type(v) for v in value.values()])
+
+
+@settings(max_examples=150)
+@given(st.data())
+def test_fast_validate_equals_the_reference(data):
+    from shopgen.env.tools import REGISTRY
+
+    spec = REGISTRY[data.draw(st.sampled_from(sorted(REGISTRY)))]
+    names = [p.name for p in spec.params] + ["bogus"]
+    value = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5)
+    value = value | st.lists(value, max_size=3)
+    arguments = data.draw(st.dictionaries(st.sampled_from(names), value, max_size=4))
+    loose = data.draw(st.booleans())
+    fast = _outcome(lambda: spec.validate(arguments, loose=loose))
+    reference = _outcome(lambda: _reference_validate(spec, arguments, loose))
+    assert repr(fast) == repr(reference)  # repr: nan != nan, and 1 == 1.0 == True
+
+
+def test_memoised_catalog_reads_show_each_episodes_own_stock(store, picks):
+    """A read remembered in one episode is not shown in another whose stock differs."""
+    warm = ShopEnv(store)
+    rules = {
+        "out_of_stock": [picks["variant"]],
+        "stock_overrides": {picks["plain"]: 1, picks["plain_variant"]: 1},
+    }
+    plain_row, ruled_row = make_row(store), make_row(store, episode=rules)
+    reads = [
+        call("catalog_get_variants", product_id=picks["multi"]),
+        call("catalog_get_product", product_id=picks["plain"]),
+        call("catalog_get_variants", product_id=picks["plain"]),
+    ]
+    seen = {}
+    for row in (plain_row, ruled_row, plain_row, ruled_row):
+        for message in reads:
+            fresh = ShopEnv(store)  # an empty memo: the plain computation
+            fresh.reset(row)
+            warm.reset(row)
+            want = fresh.step(message)[0]["messages"][0]["content"]
+            assert warm.step(message)[0]["messages"][0]["content"] == want
+            assert warm.state.shown_variant_ids == fresh.state.shown_variant_ids
+            seen.setdefault(str(message), set()).add(want)
+    assert all(len(texts) == 2 for texts in seen.values())  # the rules did change each read
+
+
+def test_memoised_cart_summaries_equal_fresh_ones(store, picks):
+    warm = ShopEnv(store, score=False)  # the hand-made row has no goal
+    steps = [
+        call("cart_add", product_id=picks["plain"], quantity=2),
+        call("cart_add", product_id=picks["multi"], variant_id=picks["variant"]),
+        call("cart_view"),
+        call("cart_update_quantity", product_id=picks["plain"], quantity=1),
+        call("cart_remove", product_id=picks["multi"]),
+        call("cart_view"),
+    ]
+    for _ in range(2):
+        fresh = ShopEnv(store, score=False)
+        row = make_row(store, T_max=12)
+        fresh.reset(row)
+        warm.reset(row)
+        for message in steps:
+            want = fresh.step(message)[0]["messages"][0]["content"]
+            assert warm.step(message)[0]["messages"][0]["content"] == want
+        assert warm.state.shown_ids == fresh.state.shown_ids
+        assert warm.state.cart == fresh.state.cart
+
+
+@pytest.mark.parametrize("field", ["goal", "episode", "user_script", "tools", "oracle"])
+def test_verifiers_decode_row_fields_like_the_row(store, field):
+    from shopgen.schemas.task import TaskRow
+    from shopgen.verifiers.rows import decoded
+
+    row = TaskRow.from_row(make_row(store, episode={"today": "2026-02-03"}))
+    assert decoded(row, field) == row.decoded(field)
+    assert decoded(row, field) is decoded(row, field)  # decoded once per distinct text
+
+
+def test_verifiers_decoded_rejects_a_field_that_is_not_json(store):
+    from shopgen.schemas.task import TaskRow
+    from shopgen.verifiers.rows import decoded
+
+    with pytest.raises(KeyError, match="not a JSON field"):
+        decoded(TaskRow.from_row(make_row(store)), "env")

@@ -212,3 +212,10 @@ def test_replies_are_identical_across_processes(store):
     b = _replies_in_subprocess("2", {**row, "_catalog": store.root}, questions)
     assert a == b
     assert len(json.loads(a)) == 4
+
+
+@given(st.text(max_size=40) | st.sampled_from(["what colour and size?", "qty?", "budget?"]))
+def test_remembered_slot_matches_equal_match_slots(question):
+    compiled = compile_script(script().model_dump_json())
+    assert compiled.slots_asked(question) == tuple(match_slots(compiled, question))
+    assert compiled.slots_asked(question) is compiled.slots_asked(question)  # remembered
