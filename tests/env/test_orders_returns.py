@@ -326,3 +326,20 @@ def test_memoised_decisions_equal_the_engines(store, tier, condition, reason, me
         assert bool(ours) == bool(theirs)
         if theirs:
             assert (ours.value, ours.rule_ids) == (theirs.value, theirs.rule_ids)
+
+
+def test_remembered_order_listings_follow_each_episodes_history(store, world):
+    """orders_list is memoised per catalog: a warm env lists what a fresh one does."""
+    uid, oid, _ = world["eligible"]
+    warm = ShopEnv(store)
+    listings = set()
+    for episode in ({"user_id": uid}, {"user_id": uid, "order_ids": [oid]}) * 2:
+        row = make_row(store, env="returns", d=4, episode=episode, T_max=40, B_tool=5)
+        fresh = ShopEnv(store)
+        fresh.reset(row)
+        warm.reset(row)
+        want = fresh.step(call("orders_list"))[0]["messages"][0]["content"]
+        assert warm.step(call("orders_list"))[0]["messages"][0]["content"] == want
+        assert warm.state.shown_ids == fresh.state.shown_ids
+        listings.add(want)
+    assert len(listings) == 2
