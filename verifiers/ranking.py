@@ -25,14 +25,47 @@ from typing import Any
 from shopgen.env.state import EpisodeState
 from shopgen.gen.tasks.constraints import Constraints, Preference, ndcg
 
+#: Goals whose parsed constraints and utilities are remembered (by identity, see _parsed).
+_PARSED_LIMIT = 4096
+_PARSED: dict[int, tuple[dict[str, Any], Constraints, Preference, dict[tuple, float]]] = {}
+
+
+def _parsed(goal: dict[str, Any]) -> tuple[Constraints, Preference, dict[tuple, float]]:
+    """The goal's constraints and preference, and a memo of its utilities, per goal object.
+
+    Verifiers get goals from :func:`shopgen.verifiers.rows.decoded`, one shared, never-changed
+    object per row text, so a replayed row is parsed once. The goal is held, so its ``id`` is
+    not reused while remembered.
+    """
+    hit = _PARSED.get(id(goal))
+    if hit is not None and hit[0] is goal:
+        return hit[1:]
+    parsed = (
+        Constraints.from_dict(goal["constraints"]),
+        Preference.from_dict(goal["preference"]),
+        {},
+    )
+    if len(_PARSED) >= _PARSED_LIMIT:
+        _PARSED.clear()
+    _PARSED[id(goal)] = (goal, *parsed)
+    return parsed
+
+
+def _utility(pref: Preference, memo: dict[tuple, float], fact: dict[str, Any]) -> float:
+    """``pref.utility(fact)``, remembered on the four facts it reads (NumPy scalars are slow)."""
+    key = (fact["price"], fact["rating"], fact["ship_days"], fact["brand"])
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = pref.utility(fact)
+    return hit
+
 
 def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[str, Any]]:
     """(r_task, correct, details) of the latest recommendation list."""
     recs = list(state.recommendations)
     if not recs:
         return -1.0, False, {"reason": "no recommendation"}
-    cons = Constraints.from_dict(goal["constraints"])
-    pref = Preference.from_dict(goal["preference"])
+    cons, pref, utilities = _parsed(goal)
     k, tau = int(goal["k_rec"]), float(goal["ndcg_threshold"])
     facts = state.extra.get("recommended_facts") or {}
     items = []
@@ -41,7 +74,7 @@ def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[
         broken = cons.broken(pid, fact) if fact else ["unknown"]
         in_stock = bool(fact) and fact["stock_qty"] > 0
         ok = not broken and in_stock
-        gain = pref.utility(fact) if ok else 0.0
+        gain = _utility(pref, utilities, fact) if ok else 0.0
         items.append({"product_id": pid, "broken": broken, "in_stock": in_stock, "gain": gain})
     head = items[:k]
     n_ok = sum(1 for it in head if not it["broken"] and it["in_stock"])
