@@ -15,7 +15,7 @@ from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import compose
-from shopgen.verifiers.rows import decoded
+from shopgen.verifiers.rows import PerObject, decoded
 
 Key = tuple[str, str | None]
 
@@ -26,6 +26,10 @@ def goal_units(goal: dict[str, Any]) -> Counter[Key]:
     for line in goal["cart"]:
         units[(line["product_id"], line["variant_id"])] += int(line["quantity"])
     return units
+
+
+#: Per shared goal object (see :func:`shopgen.verifiers.rows.decoded`); read, never changed.
+_goal_units = PerObject(goal_units)
 
 
 def cart_units(cart: dict[Key, int]) -> Counter[Key]:
@@ -45,7 +49,7 @@ def unit_f1(wanted: Counter[Key], got: Counter[Key]) -> tuple[Fraction, Fraction
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
     """Grade the final cart against the goal's cart."""
-    wanted = goal_units(decoded(task, "goal"))
+    wanted = _goal_units(decoded(task, "goal"))
     got = cart_units(state.cart)
     precision, recall, f1 = unit_f1(wanted, got)
     r_task = 2 * f1 - 1 if got else Fraction(-1)

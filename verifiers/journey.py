@@ -17,7 +17,7 @@ from shopgen.gen.tasks.journey import RECOMMEND_ENVS, sub_task
 from shopgen.schemas.envs import env_spec, load_entry_point
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import compose
-from shopgen.verifiers.rows import decoded
+from shopgen.verifiers.rows import PerObject, decoded
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 
@@ -93,27 +93,16 @@ def texts(final: str | None, n: int) -> list[str | None]:
     return parts if len(parts) == n else [final] * n
 
 
-#: Journey rows whose step rows are remembered (by identity, see :func:`_step_tasks`).
-_STEP_TASKS_LIMIT = 1024
-_STEP_TASKS: dict[int, tuple[TaskRow, tuple[TaskRow, ...]]] = {}
-
-
-def _step_tasks(task: TaskRow, steps: list[dict[str, Any]]) -> tuple[TaskRow, ...]:
-    """Each step's :func:`sub_task`, made once per task row object.
-
-    Rows are frozen, so the very same object (held here, so its ``id`` is not reused) has the
-    same steps; making them re-encodes three JSON fields per step, which cost a journey's
-    scoring more than grading it.
-    """
-    hit = _STEP_TASKS.get(id(task))
-    if hit is not None and hit[0] is task:
-        return hit[1]
+def _make_step_tasks(task: TaskRow) -> tuple[TaskRow, ...]:
+    """Each step's :func:`sub_task` (re-encodes three JSON fields per step)."""
     script = decoded(task, "user_script")
-    made = tuple(sub_task(task, step, i, script) for i, step in enumerate(steps))
-    if len(_STEP_TASKS) >= _STEP_TASKS_LIMIT:
-        _STEP_TASKS.clear()
-    _STEP_TASKS[id(task)] = (task, made)
-    return made
+    steps = decoded(task, "goal")["steps"]
+    return tuple(sub_task(task, step, i, script) for i, step in enumerate(steps))
+
+
+#: The step rows of a journey row, made once per (frozen) row object: making them cost a
+#: journey's scoring more than grading it.
+_step_tasks = PerObject(_make_step_tasks, limit=1024)
 
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
@@ -122,7 +111,7 @@ def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]])
     per_step = texts(state.final_text, len(steps))
     owned = owned_lists(steps, state.extra.get("recommendation_lists", []))
     scores = []
-    for i, (step, step_task) in enumerate(zip(steps, _step_tasks(task, steps), strict=True)):
+    for i, (step, step_task) in enumerate(zip(steps, _step_tasks(task), strict=True)):
         sub_verify = load_entry_point(env_spec(step["env"]).verifier)
         listed = owned.get(i, {}) if step["env"] in RECOMMEND_ENVS else None
         view = step_state(state, i, per_step[i], listed)

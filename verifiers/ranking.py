@@ -24,31 +24,21 @@ from typing import Any
 
 from shopgen.env.state import EpisodeState
 from shopgen.gen.tasks.constraints import Constraints, Preference, ndcg
-
-#: Goals whose parsed constraints and utilities are remembered (by identity, see _parsed).
-_PARSED_LIMIT = 4096
-_PARSED: dict[int, tuple[dict[str, Any], Constraints, Preference, dict[tuple, float]]] = {}
+from shopgen.verifiers.rows import PerObject
 
 
-def _parsed(goal: dict[str, Any]) -> tuple[Constraints, Preference, dict[tuple, float]]:
-    """The goal's constraints and preference, and a memo of its utilities, per goal object.
-
-    Verifiers get goals from :func:`shopgen.verifiers.rows.decoded`, one shared, never-changed
-    object per row text, so a replayed row is parsed once. The goal is held, so its ``id`` is
-    not reused while remembered.
-    """
-    hit = _PARSED.get(id(goal))
-    if hit is not None and hit[0] is goal:
-        return hit[1:]
-    parsed = (
+def _parse(goal: dict[str, Any]) -> tuple[Constraints, Preference, dict[tuple, float]]:
+    """The goal's constraints and preference, and an empty memo of its utilities."""
+    return (
         Constraints.from_dict(goal["constraints"]),
         Preference.from_dict(goal["preference"]),
         {},
     )
-    if len(_PARSED) >= _PARSED_LIMIT:
-        _PARSED.clear()
-    _PARSED[id(goal)] = (goal, *parsed)
-    return parsed
+
+
+#: Per goal object: verifiers get goals from :func:`shopgen.verifiers.rows.decoded` (one
+#: shared, never-changed object per row text), so a replayed row is parsed once.
+_parsed = PerObject(_parse)
 
 
 def _utility(pref: Preference, memo: dict[tuple, float], fact: dict[str, Any]) -> float:

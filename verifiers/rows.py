@@ -8,8 +8,9 @@ returned is shared between calls: verifiers read it and never change it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from shopgen.schemas.task import JSON_FIELDS, TaskRow
 
@@ -28,3 +29,35 @@ def decoded(task: TaskRow, field: str) -> Any:
     if field not in JSON_FIELDS:
         return task.decoded(field)  # raises its KeyError
     return _decode(getattr(task, field))
+
+
+T = TypeVar("T")
+
+
+class PerObject(Generic[T]):
+    """Values derived from objects that never change, remembered per object (by identity).
+
+    For frozen task rows and the shared goals of :func:`decoded`: identity is a cheap key for
+    them, unlike their content. The object is held with its value, so its ``id`` cannot be
+    reused while remembered; when full, it starts over.
+
+    Args:
+        make: the pure function of the object to remember.
+        limit: how many objects to remember before starting over.
+    """
+
+    def __init__(self, make: Callable[[Any], T], limit: int = 4096) -> None:
+        self._make = make
+        self._limit = limit
+        self._items: dict[int, tuple[Any, T]] = {}
+
+    def __call__(self, obj: Any) -> T:
+        """``make(obj)``, made once per object."""
+        hit = self._items.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        value = self._make(obj)
+        if len(self._items) >= self._limit:
+            self._items.clear()
+        self._items[id(obj)] = (obj, value)
+        return value

@@ -77,3 +77,17 @@ def test_journey_scores_of_a_remembered_row_equal_a_fresh_copy(shop, factory):
     fresh, _ = play(shop, twin, oracle)
     assert score == again == fresh
     assert get_verifier("journey") is not None
+
+
+def test_per_object_remembers_by_identity_not_by_content():
+    from shopgen.verifiers.rows import PerObject
+
+    made = []
+    memo = PerObject(lambda obj: made.append(obj) or len(made), limit=2)
+    a, b = {"x": 1}, {"x": 1}
+    assert memo(a) == 1
+    assert memo(a) == 1  # remembered
+    assert memo(b) == 2  # equal content, another object: made anew
+    assert memo({"y": 2}) == 3  # full: starts over
+    assert memo(a) == 4
+    assert made == [a, b, {"y": 2}, a]
