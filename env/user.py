@@ -224,6 +224,8 @@ class CompiledScript:
     item_words: dict[int, frozenset[str]]
     longest: int  # words in the longest phrase of any matcher
     speakable: frozenset[str] = frozenset()  # names of the slots the customer may say
+    values: dict[str, Any] = field(default_factory=dict)  # slot name → value, before a switch
+    switched: dict[str, Any] = field(default_factory=dict)  # the same after the switch
     asked: dict[str, tuple[ScriptSlot, ...]] = field(default_factory=dict)
 
     def slots_asked(self, question: str) -> tuple[ScriptSlot, ...]:
@@ -258,12 +260,15 @@ def compile_script(text: str) -> CompiledScript:
                 w for w in tokens(str(m.slot.value)) if w not in _STOP
             )
     longest = max((len(p) for m in matchers for p in (*m.strong, *m.weak)), default=1)
+    values = {s.name: s.value for s in script.slots}
     return CompiledScript(
         script,
         matchers,
         {k: frozenset(v) for k, v in item_words.items()},
         longest,
         frozenset(m.slot.name for m in matchers if m.speakable),
+        values,
+        {**values, **dict(script.switch.changes)} if script.switch is not None else values,
     )
 
 
@@ -334,10 +339,11 @@ class SimulatedUser:
 
     def values(self) -> dict[str, Any]:
         """Slot name → the value the customer holds now (after a said switch)."""
-        out = {s.name: s.value for s in self.script.slots}
-        if self.switch_said and self.script.switch is not None:
-            out.update(dict(self.script.switch.changes))
-        return out
+        return dict(self._current())
+
+    def _current(self) -> dict[str, Any]:
+        """:meth:`values`, shared with the compiled script: read it, never change it."""
+        return self.compiled.switched if self.switch_said else self.compiled.values
 
     def reply(self, question: str, turn: int) -> dict[str, Any]:
         """Answer ``question`` asked at assistant turn ``turn``.
@@ -352,7 +358,7 @@ class SimulatedUser:
         speakable = self.compiled.speakable
         answered = [s for s in self.compiled.slots_asked(question) if s.name in speakable]
         if answered:
-            current = self.values()
+            current = self._current()
             slots = tuple(self._slot(s, current[s.name]) for s in answered)
             parts.append(self._render("answer", slots))
             for s in answered:

@@ -25,8 +25,8 @@ from shopgen.env.tools.registry import Encoded, ToolError
 from shopgen.gen.store import CatalogStore
 from shopgen.schemas.task import TaskRow
 
-#: Results a catalog's memo holds before it starts over (a few KB each).
-MEMO_LIMIT = 20_000
+#: Results a catalog's memo holds before it starts over (a few KB each: tens of MB at most).
+MEMO_LIMIT = 8192
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from shopgen.env.tools.context import ToolContext
-from shopgen.env.tools.registry import ToolError, tool
+from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
 from shopgen.env.user import tokens
 
 #: Passages a search returns.
@@ -88,7 +88,7 @@ def policy_index(store: Any) -> PolicyIndex:
 
 
 @tool("read")
-def policy_search(ctx: ToolContext, query: str) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+def policy_search(ctx: ToolContext, query: str) -> Encoded:  # noqa: D417  (ctx is the runtime's, not the agent's)
     """Search the store's policies (returns, refunds, shipping, price match, warranty, membership).
 
     Returns the best matching policy passages, best first.
@@ -99,6 +99,11 @@ def policy_search(ctx: ToolContext, query: str) -> dict[str, Any]:  # noqa: D417
     """
     if not query.strip():
         raise ToolError("query is empty; say what policy to look up", "bad_arguments")
+    # The store's policies are shared and fixed: the result is a pure function of the query.
+    return ctx.memo_read(("policy_search", query), lambda: encoded(_results(ctx, query)))
+
+
+def _results(ctx: ToolContext, query: str) -> dict[str, Any]:
     hits = policy_index(ctx.store).search(query)
     return {
         "results": [

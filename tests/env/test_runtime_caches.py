@@ -242,3 +242,16 @@ def test_verifiers_decoded_rejects_a_field_that_is_not_json(store):
 
     with pytest.raises(KeyError, match="not a JSON field"):
         decoded(TaskRow.from_row(make_row(store)), "env")
+
+
+def test_remembered_policy_searches_equal_fresh_ones(store):
+    warm = ShopEnv(store, score=False)
+    queries = ["return window for electronics", "restocking fee opened item"] * 2
+    for query in queries:
+        row = make_row(store, env="policy")
+        fresh = ShopEnv(store, score=False)
+        fresh.reset(row)
+        warm.reset(row)
+        want = fresh.step(call("policy_search", query=query))[0]["messages"][0]["content"]
+        assert warm.step(call("policy_search", query=query))[0]["messages"][0]["content"] == want
+        assert "results" in want
