@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 import re
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -85,6 +85,28 @@ class Kind:
     aliases: tuple[str, ...]
     product_ids: tuple[str, ...]
     prices: np.ndarray
+    #: (q, positions taken off the shelf) → price quantile; filled by :meth:`price_quantile`.
+    _quantiles: dict[tuple[float, tuple[int, ...]], float] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        return {pid: i for i, pid in enumerate(self.product_ids)}
+
+    def price_quantile(self, q: float, gone: set[str]) -> float:
+        """The q-quantile price of the products not in ``gone``, remembered per stock-out set.
+
+        Stock-outs only ever hit the few cheapest products of a kind, so tasks keep asking
+        for the same few (q, stock-out) pairs; np.quantile costs far more than the look-up.
+        """
+        positions = self._positions
+        out = tuple(sorted(positions[pid] for pid in gone if pid in positions))
+        key = (q, out)
+        found = self._quantiles.get(key)
+        if found is None:
+            found = self._quantiles[key] = float(np.quantile(np.delete(self.prices, out), q))
+        return found
 
 
 class _Index:
@@ -106,12 +128,16 @@ class _Index:
         groups = {
             key[0]: frame for key, frame in in_stock.group_by("category_id", maintain_order=True)
         }
+        naming = titles_naming(products, [n for cat in sorted(nouns) for n in nouns[cat]])
         out: dict[str, Kind] = {}
         for cat in sorted(nouns):
             frame = groups.get(cat)
             if frame is None or frame.height < MIN_IN_STOCK:
                 continue
-            counts = {n.lower(): _titles_naming(products, n, cat) for n in nouns[cat]}
+            counts = {}
+            for n in nouns[cat]:
+                count, cats = naming.get(n.lower(), (0, []))
+                counts[n.lower()] = count if cats == [cat] else None
             aliases = tuple(n for n, c in counts.items() if c is not None)
             if aliases:
                 out[cat] = Kind(
@@ -136,11 +162,32 @@ class _Index:
         return out
 
 
-def _titles_naming(products: pl.DataFrame, noun: str, category: str) -> int | None:
-    """How many titles name ``noun`` (as a word), or None if any is outside ``category``."""
-    cats = products.filter(pl.col("title").str.contains(noun_pattern(noun).pattern))
-    found = cats["category_id"].unique().to_list()
-    return cats.height if found == [category] else None
+def titles_naming(products: pl.DataFrame, nouns: list[str]) -> dict[str, tuple[int, list[str]]]:
+    """Lower-cased noun → (how many titles name it as a word, their distinct categories).
+
+    ``products`` holds lower-cased titles. Matching each noun's pattern against every title
+    costs one full scan per noun (seconds on a large catalog); instead one Aho-Corasick pass
+    finds the titles holding each noun as a substring — every title the pattern can match —
+    and the pattern then runs on those few only. Nouns no title names are left out.
+    """
+    lowered = sorted({n.lower() for n in nouns})
+    candidates = (
+        products.select(
+            "category_id",
+            "title",
+            noun=pl.col("title").str.extract_many(lowered, overlapping=True),
+        )
+        .with_row_index("i")
+        .explode("noun")
+        .drop_nulls("noun")
+        .unique(maintain_order=True)  # a title holding a noun twice is one title
+    )
+    out: dict[str, tuple[int, list[str]]] = {}
+    for (noun,), frame in candidates.partition_by("noun", as_dict=True).items():
+        hits = frame.filter(pl.col("title").str.contains(noun_pattern(noun).pattern))
+        if hits.height:
+            out[noun] = (hits.height, hits["category_id"].unique().to_list())
+    return out
 
 
 def noun_pattern(noun: str) -> re.Pattern[str]:
@@ -152,9 +199,10 @@ _INDEXES: weakref.WeakKeyDictionary[GenContext, _Index] = weakref.WeakKeyDiction
 
 
 def _index(ctx: GenContext) -> _Index:
-    found = _INDEXES.get(ctx)
+    root = ctx.root
+    found = _INDEXES.get(root)
     if found is None:
-        found = _INDEXES[ctx] = _Index(ctx)
+        found = _INDEXES[root] = _Index(root)
     return found
 
 
@@ -240,8 +288,7 @@ def _budget(kinds: list[Kind], gone: set[str], q: float) -> int:
     """Whole dollars: the sum over kinds of the q-quantile in-stock price (≥ the cheapest sum)."""
     total = 0.0
     for kind in kinds:
-        keep = np.array([pid not in gone for pid in kind.product_ids])
-        total += float(np.quantile(kind.prices[keep], q))
+        total += kind.price_quantile(q, gone)
     return math.ceil(total)
 
 

@@ -4,11 +4,22 @@ import json
 import re
 
 import duckdb
+import numpy as np
+import polars as pl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from shopgen.env.state import EpisodeState
 from shopgen.gen.store import CatalogStore
-from shopgen.gen.tasks.bundle import budget_quantile, n_categories, p_budget
+from shopgen.gen.tasks.bundle import (
+    Kind,
+    budget_quantile,
+    n_categories,
+    noun_pattern,
+    p_budget,
+    titles_naming,
+)
 from shopgen.gen.taxonomy import load_taxonomy
 from shopgen.schemas.errors import ConfigError
 from shopgen.taskgen import TaskFactory
@@ -247,3 +258,72 @@ def test_first_message_lists_the_kinds_when_listed(rows):
         if goal["listed"] and row.theta["p_noise"] == 0:
             assert said
             assert all(noun in text for noun in said)
+
+
+def _titles_naming_reference(products, noun):
+    """The plain definition titles_naming speeds up: one pattern scan over every title."""
+    hits = products.filter(pl.col("title").str.contains(noun_pattern(noun).pattern))
+    return (hits.height, hits["category_id"].unique().to_list()) if hits.height else None
+
+
+def _naming_agrees(products, nouns):
+    fast = titles_naming(products, nouns)
+    for noun in {n.lower() for n in nouns}:
+        ref = _titles_naming_reference(products, noun)
+        got = fast.get(noun)
+        if ref is None:
+            assert got is None, noun
+        else:
+            assert got is not None, noun
+            assert (got[0], sorted(got[1])) == (ref[0], sorted(ref[1])), noun
+    assert set(fast) <= {n.lower() for n in nouns}
+
+
+def test_titles_naming_equals_one_scan_per_noun_on_the_catalog(store):
+    tax = load_taxonomy(store.manifest.config.get("taxonomy"))
+    nouns = [n for _, cat in tax.leaves() for n in cat.nouns]
+    products = store.products.select("category_id", pl.col("title").str.to_lowercase())
+    _naming_agrees(products, nouns)
+
+
+_WORDS = ["bag", "bags", "sleeping", "sleeping bag", "tent", "tents", "t-shirt", "sbag", "bag-s"]
+
+
+@given(
+    titles=st.lists(
+        st.tuples(
+            st.lists(st.sampled_from([*_WORDS, "x", "é", "_", ",", "2"]), max_size=6),
+            st.sampled_from(["c1", "c2", "c3"]),
+        ),
+        max_size=12,
+    ),
+    nouns=st.lists(st.sampled_from(["Bag", "Sleeping Bag", "Tent", "T-Shirt", "ag"]), min_size=1),
+)
+def test_titles_naming_equals_one_scan_per_noun(titles, nouns):
+    """Nested nouns, plurals, longer words and duplicate titles count as the plain scan does."""
+    products = pl.DataFrame(
+        {
+            "category_id": [c for _, c in titles],
+            "title": [" ".join(ws).replace(" é ", "é").replace(" _ ", "_") for ws, _ in titles],
+        },
+        schema={"category_id": pl.String, "title": pl.String},
+    )
+    _naming_agrees(products, nouns)
+
+
+@given(
+    prices=st.lists(st.floats(1, 500, allow_nan=False), min_size=2, max_size=20),
+    gone=st.sets(st.integers(0, 25)),
+    q=st.sampled_from([0.3, 0.55, 0.8]),
+)
+def test_price_quantile_equals_the_quantile_of_what_stays(prices, gone, q):
+    prices = sorted(prices)
+    ids = tuple(f"P{i:03d}" for i in range(len(prices)))
+    kind = Kind(category="c", noun="n", aliases=("n",), product_ids=ids, prices=np.array(prices))
+    gone_ids = {f"P{i:03d}" for i in gone} | {"elsewhere"}
+    keep = np.array([pid not in gone_ids for pid in ids])
+    if not keep.any():
+        return
+    want = float(np.quantile(np.array(prices)[keep], q))
+    assert kind.price_quantile(q, gone_ids) == want
+    assert kind.price_quantile(q, gone_ids) == want  # remembered, same value
