@@ -208,7 +208,7 @@ def _out_of_stock(
     rng: np.random.Generator,
 ) -> list[str]:
     """Sibling variants and look-alike products with no stock in this episode (p_oos)."""
-    keep_products = {it.product_id for it in [*items, *final]}
+    keep_rows = np.array(sorted({it.product["row"] for it in [*items, *final]}))
     keep_variants = {it.variant["variant_id"] for it in [*items, *final] if it.variant}
     oos: list[str] = []
     for it in final:
@@ -223,10 +223,9 @@ def _out_of_stock(
             k = min(len(others), int(rng.integers(1, 3)))
             oos += [others[j] for j in sorted(rng.choice(len(others), k, replace=False))]
         rows = index.category_rows[it.product["category_id"]]
-        ids = index.ids
-        alike = [r for r in rows.tolist() if ids[r] not in keep_products]
-        k = min(len(alike), int(rng.integers(1, 3)))
-        oos += [ids[alike[j]] for j in sorted(rng.choice(len(alike), k, replace=False))]
+        alike = rows[np.isin(rows, keep_rows, invert=True)]
+        k = min(alike.size, int(rng.integers(1, 3)))
+        oos += [index.ids[alike[j]] for j in sorted(rng.choice(alike.size, k, replace=False))]
     return sorted(set(oos))
 
 

@@ -74,17 +74,24 @@ class CartIndex:
             for w, rows in zip(exploded["w"].to_list(), exploded["row"].to_list(), strict=True)
         }
 
-    def matching(self, desc: str) -> np.ndarray:
-        """Rows of every product whose title holds all the words of ``desc``."""
-        rows: np.ndarray | None = None
-        for w in sorted(set(words(desc)), key=lambda x: len(self.word_rows.get(x, ()))):
-            hit = self.word_rows.get(w)
-            if hit is None:
-                return np.zeros(0, dtype=np.int64)
-            rows = hit if rows is None else np.intersect1d(rows, hit, assume_unique=True)
+    def matching(self, desc: str, within: np.ndarray | None = None) -> np.ndarray:
+        """Rows of every product whose title holds all the words of ``desc``.
+
+        ``within`` (sorted rows, e.g. an earlier ``matching`` result) narrows the answer to
+        those rows: ``matching(a + " " + b) == matching(b, within=matching(a))``, computed from
+        the few rows of ``within`` instead of every posting list again.
+        """
+        postings = self.word_rows
+        hits = [postings.get(w) for w in set(words(desc))]
+        if any(hit is None for hit in hits) or (not hits and within is None):
+            return np.zeros(0, dtype=np.int64)
+        hits.sort(key=len)
+        rows = hits.pop(0) if within is None else within
+        for hit in hits:
             if rows.size == 0:
                 break
-        return rows if rows is not None else np.zeros(0, dtype=np.int64)
+            rows = intersect_sorted(rows, hit)
+        return rows
 
     @cached_property
     def pools(self) -> dict[str, np.ndarray]:
@@ -119,9 +126,43 @@ class CartIndex:
         """Product id of each frame row (cheap membership tests without building records)."""
         return self.frame["product_id"].to_list()
 
+    @cached_property
+    def _columns(self) -> dict[str, list[Any]]:
+        return {name: self.frame[name].to_list() for name in self.frame.columns}
+
     def record(self, row: int) -> dict[str, Any]:
-        """One product row as a dict."""
-        return self.frame.row(int(row), named=True)
+        """One product row as a dict (``frame.row(row, named=True)`` from cached columns).
+
+        Records are read for every product a draw looks at; a DataFrame row read costs tens
+        of microseconds, plain list indexing well under one.
+        """
+        i = int(row)
+        return {name: column[i] for name, column in self._columns.items()}
+
+    def description(self, product: dict[str, Any]) -> tuple[str, str] | None:
+        """:func:`describe` of ``product``, remembered per product row.
+
+        A description depends on the catalog alone, and draws keep meeting the same products
+        across tasks; each fresh one costs several posting-list intersections.
+        """
+        row = product["row"]
+        if row not in self._descriptions:
+            self._descriptions[row] = describe(self, product)
+        return self._descriptions[row]
+
+    @cached_property
+    def _descriptions(self) -> dict[int, tuple[str, str] | None]:
+        return {}
+
+
+def intersect_sorted(small: np.ndarray, big: np.ndarray) -> np.ndarray:
+    """``np.intersect1d(small, big, assume_unique=True)`` of sorted unique arrays, ``big`` non-empty.
+
+    Binary-searches each element of ``small`` (best the smaller) in ``big``, where intersect1d
+    sorts both together: posting lists of common words (brands) run to thousands of rows.
+    """
+    at = np.minimum(np.searchsorted(big, small), big.size - 1)
+    return small[big[at] == small]
 
 
 _INDEXES: weakref.WeakKeyDictionary[GenContext, CartIndex] = weakref.WeakKeyDictionary()
@@ -174,11 +215,12 @@ def describe(index: CartIndex, product: dict[str, Any]) -> tuple[str, str] | Non
     if noun is None or line is None or line.lower() in words(product["brand"]):
         return None
     base = [product["brand"], line]
+    named = index.matching(" ".join([*base, noun]))  # every description narrows these rows
     for extra in ([], *[[a] for a in product["key_attrs"][:2]], product["key_attrs"][:2]):
         desc = " ".join([*base, *extra, noun.lower()])
         if not set(words(desc)) <= title_words:
             continue
-        if index.matching(desc).tolist() == [product["row"]]:
+        if index.matching(" ".join(extra), within=named).tolist() == [product["row"]]:
             return desc, noun.lower()
     return None
 
@@ -215,7 +257,7 @@ def draw_item(
         product = index.record(pool[int(rng.integers(pool.size))])
         if product["category_id"] in used_cats or product["brand"] in used_brands:
             continue
-        described = describe(index, product)
+        described = index.description(product)
         if described is None or set(words(described[0])) & used_words:
             continue
         variant = None
