@@ -41,7 +41,7 @@ import math
 import re
 import weakref
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -190,8 +190,12 @@ def titles_naming(products: pl.DataFrame, nouns: list[str]) -> dict[str, tuple[i
     return out
 
 
+@lru_cache(maxsize=4096)
 def noun_pattern(noun: str) -> re.Pattern[str]:
-    """A lower-cased title names ``noun``: the word or its plural, not a longer word."""
+    """A lower-cased title names ``noun``: the word or its plural, not a longer word.
+
+    Remembered: the oracle tests every shown card against each kind's names.
+    """
     return re.compile(rf"\b{re.escape(noun.lower())}s?\b")
 
 
@@ -345,12 +349,13 @@ def oracle(task: TaskRow) -> Oracle:
 def _cheapest(noun: str, aliases: list[str], cards: list[dict[str, Any]]) -> dict[str, Any]:
     """The cheapest in-stock card whose title names the kind (by any of its names)."""
     patterns = [noun_pattern(a) for a in aliases]
-    fits = [
-        c
-        for c in cards
-        if c["stock_qty"] > 0 and any(p.search(c["title"].lower()) for p in patterns)
-    ]
+    fits = [c for c in cards if c["stock_qty"] > 0 and _names_any(c["title"], patterns)]
     if not fits:
         raise Redraw(f"no in-stock {noun} shown")
     best = min(fits, key=lambda c: (c["price"], c["product_id"]))
     return {**best, "noun": noun}
+
+
+def _names_any(title: str, patterns: list[re.Pattern[str]]) -> bool:
+    low = title.lower()
+    return any(p.search(low) for p in patterns)
