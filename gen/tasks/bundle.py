@@ -85,8 +85,8 @@ class Kind:
     aliases: tuple[str, ...]
     product_ids: tuple[str, ...]
     prices: np.ndarray
-    #: (q, positions taken off the shelf) → price quantile; filled by :meth:`price_quantile`.
-    _quantiles: dict[tuple[float, tuple[int, ...]], float] = field(
+    #: (q, what was taken off the shelf) → price quantile; filled by :meth:`price_quantile`.
+    _quantiles: dict[tuple[float, int | tuple[int, ...]], float] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
 
@@ -95,14 +95,22 @@ class Kind:
         return {pid: i for i, pid in enumerate(self.product_ids)}
 
     def price_quantile(self, q: float, gone: set[str]) -> float:
-        """The q-quantile price of the products not in ``gone``, remembered per stock-out set.
+        """The q-quantile price of the products not in ``gone``, remembered.
 
-        Stock-outs only ever hit the few cheapest products of a kind, so tasks keep asking
-        for the same few (q, stock-out) pairs; np.quantile costs far more than the look-up.
+        np.quantile costs far more than a look-up, and tasks keep asking for the same few
+        values: stock-outs only hit the cheapest products of a kind, and the (linear)
+        quantile of the k prices left out of n reads only the order statistics at
+        floor((n - k - 1)·q) and the next one. When every product taken off lies below
+        them, those statistics are the same whichever k products went (prices are sorted:
+        the i-th kept price is then prices[i + k]), so the value is remembered per k;
+        otherwise per exact set of positions.
         """
         positions = self._positions
         out = tuple(sorted(positions[pid] for pid in gone if pid in positions))
-        key = (q, out)
+        k = len(out)
+        first_read = math.floor((len(self.prices) - k - 1) * q)
+        # One position of margin, so float rounding of the read index cannot matter.
+        key = (q, k) if not out or out[-1] < first_read + k - 1 else (q, out)
         found = self._quantiles.get(key)
         if found is None:
             found = self._quantiles[key] = float(np.quantile(np.delete(self.prices, out), q))
