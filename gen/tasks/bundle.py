@@ -179,6 +179,8 @@ def titles_naming(products: pl.DataFrame, nouns: list[str]) -> dict[str, tuple[i
     and the pattern then runs on those few only. Nouns no title names are left out.
     """
     lowered = sorted({n.lower() for n in nouns})
+    if not lowered:
+        return {}
     candidates = (
         products.select(
             "category_id",
