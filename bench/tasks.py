@@ -1,12 +1,20 @@
 """Task-generation and scoring throughput of every environment (issue #7, Performance).
 
-For each environment: proven tasks/s at d = 5 (draw, first message, live oracle through the
-runtime, replay proof) on one catalog, and scoring trajectories/s — the oracle transcripts
-replayed and graded, with every search answered by the runtime's memo (what "excluding
-search" means: retrieval latency is ``bench/search.py``'s subject). Rates are CPU seconds of
-this process (the shared machines are noisy in wall time) after a warm-up that fills the
-per-context caches, and each is also reported as a ratio to a baseline measured in the same
-run: the rate of bare ``render_first_message`` calls, the cheapest step every task pays.
+For each environment at d = 5 on one catalog:
+
+- generation: proven tasks/s (draw, first message, live oracle through the runtime, replay
+  proof), measured twice. ``first_tasks_per_s`` are the first ``n`` tasks after a short
+  warm-up, while per-category tables, search cards and encoder look-ups are still being
+  filled; ``tasks_per_s`` are ``n`` more after ``STEADY_WARM`` further tasks, the rate a long
+  ``shopgen tasks`` run settles at. Both are reported because a 100-task run pays the first.
+- scoring: the oracle transcripts replayed and graded (``verifiers.replay.play``), every search
+  answered by the runtime's memo. ``scored_per_s`` counts all of it; the issue's target is
+  stated *excluding search*, so ``scored_per_s_excl_search`` subtracts the CPU time spent
+  inside ``catalog_search`` calls (measured by wrapping the registered tool).
+
+Rates are CPU seconds of this process (the shared machines are noisy in wall time), and each
+is also reported as a ratio to a baseline measured in the same run: the rate of bare
+``render_first_message`` calls, the cheapest step every task pays.
 
 The catalog is built in a temporary directory (10k products quick, 100k full) unless
 ``SHOPGEN_BENCH_CATALOG`` names an indexed catalog to reuse.
@@ -14,13 +22,17 @@ The catalog is built in a temporary directory (10k products quick, 100k full) un
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from bench.common import indexed_catalog
 from shopgen.env.episode import ShopEnv
+from shopgen.env.tools.registry import REGISTRY
 from shopgen.gen.difficulty import theta
 from shopgen.gen.render import render_first_message
 from shopgen.gen.seeding import stream
@@ -30,8 +42,10 @@ from shopgen.verifiers.replay import play
 
 #: Difficulty the issue's target is stated at.
 D = 5
-#: Warm-up tasks per environment (index pages, category tables, encoders, templates).
+#: Warm-up tasks per environment before the first measurement (templates, encoders).
 WARM = 10
+#: Further tasks before the steady-state measurement (full run only).
+STEADY_WARM = 300
 
 
 def _cpu_rate(fn: Callable[[int], object], n: int) -> float:
@@ -41,9 +55,29 @@ def _cpu_rate(fn: Callable[[int], object], n: int) -> float:
     return n / max(time.process_time() - started, 1e-9)
 
 
+@contextmanager
+def _timed_tool(name: str) -> Iterator[list[float]]:
+    """CPU seconds spent inside tool ``name`` while the block runs (one-element list)."""
+    spent = [0.0]
+    spec = REGISTRY[name]
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.process_time()
+        try:
+            return spec.fn(*args, **kwargs)
+        finally:
+            spent[0] += time.process_time() - started
+
+    REGISTRY[name] = dataclasses.replace(spec, fn=timed)
+    try:
+        yield spent
+    finally:
+        REGISTRY[name] = spec
+
+
 def run(quick: bool = False) -> dict:
     """Tasks/s and scored trajectories/s per environment, absolute and per baseline unit."""
-    size, n = (10_000, 20) if quick else (100_000, 100)
+    size, n, steady_warm = (10_000, 20, 0) if quick else (100_000, 100, STEADY_WARM)
     out: dict[str, float | int | str] = {"d": D, "tasks_per_env": n}
     with tempfile.TemporaryDirectory() as tmp:
         root = indexed_catalog(tmp, size)
@@ -51,38 +85,56 @@ def run(quick: bool = False) -> dict:
         out["catalog_products"] = env.store.products.height
         factory = TaskFactory(env, seed=0)
         for name in ENV_NAMES:
-            for k in range(WARM):
-                factory.make(name, D, 10**6 + k)
-            made = []
-            rate = _cpu_rate(
-                lambda k, name=name, made=made: made.append(factory.make(name, D, k)), n
-            )
-            drafts = [g.draft for g in made]
-            renders = _cpu_rate(
-                lambda k, name=name, drafts=drafts: render_first_message(
-                    name,
-                    drafts[k % len(drafts)].slots,
-                    d=D,
-                    rng=stream(0, "bench-render", k),
-                    axes=theta(D),
-                ),
-                n,
-            )
-            rows = [(g.row, _oracle(g.row.oracle)) for g in made]
-            scores = _cpu_rate(lambda k, rows=rows: _score(env, *rows[k % len(rows)]), 5 * n)
-            out[f"{name}.tasks_per_s"] = round(rate, 1)
-            out[f"{name}.scored_per_s"] = round(scores, 1)
-            out[f"{name}.renders_per_s"] = round(renders, 1)
-            out[f"{name}.tasks_per_render"] = round(rate / renders, 4)
-            out[f"{name}.scored_per_render"] = round(scores / renders, 4)
+            figures = _environment(env, factory, name, n, steady_warm)
+            out.update({f"{name}.{key}": value for key, value in figures.items()})
         memo = env._shared.search
         if memo is not None:
             out["search_memo_hit_rate"] = round(memo.hits / max(1, memo.hits + memo.misses), 3)
     return out
 
 
-def _oracle(text: str) -> list[dict]:
-    return json.loads(text)
+def _environment(
+    env: ShopEnv, factory: TaskFactory, name: str, n: int, steady_warm: int
+) -> dict[str, float]:
+    for k in range(WARM):
+        factory.make(name, D, 10**6 + k)
+    made: list = []
+    first = _cpu_rate(lambda k: made.append(factory.make(name, D, k)), n)
+    for k in range(steady_warm):
+        factory.make(name, D, 2 * 10**6 + k)
+    rate = (
+        _cpu_rate(lambda k: made.append(factory.make(name, D, n + k)), n) if steady_warm else first
+    )
+    drafts = [g.draft for g in made]
+    renders = _cpu_rate(
+        lambda k: render_first_message(
+            name,
+            drafts[k % len(drafts)].slots,
+            d=D,
+            rng=stream(0, "bench-render", k),
+            axes=theta(D),
+        ),
+        n,
+    )
+    rows = [(g.row, json.loads(g.row.oracle)) for g in made]
+    for row in rows:  # fill the search memo: scoring is measured without retrieval
+        _score(env, *row)
+    with _timed_tool("catalog_search") as searching:
+        started = time.process_time()
+        for k in range(5 * n):
+            _score(env, *rows[k % len(rows)])
+        spent = time.process_time() - started
+    scores = 5 * n / max(spent, 1e-9)
+    scores_excl = 5 * n / max(spent - searching[0], 1e-9)
+    return {
+        "first_tasks_per_s": round(first, 1),
+        "tasks_per_s": round(rate, 1),
+        "scored_per_s": round(scores, 1),
+        "scored_per_s_excl_search": round(scores_excl, 1),
+        "renders_per_s": round(renders, 1),
+        "tasks_per_render": round(rate / renders, 4),
+        "scored_per_render": round(scores / renders, 4),
+    }
 
 
 def _score(env: ShopEnv, row, messages: list[dict]) -> None:
