@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from shopgen.gen.policy import PolicyEngine
 from shopgen.gen.slots import Slot
@@ -68,8 +69,8 @@ class GenContext:
 
     @cached_property
     def engine(self) -> PolicyEngine:
-        """The store's policy engine (the same one the runtime's tools use)."""
-        return PolicyEngine.from_catalog(self.store)
+        """The store's policy engine: the very one the runtime's tools use, built once."""
+        return self.store.policy_engine
 
     @cached_property
     def products(self) -> pl.DataFrame:
@@ -97,24 +98,48 @@ class GenContext:
         """``(title, noun)`` of each line of an order, in line order; remembered per order.
 
         Orders never change, and the generators that match items across orders (returns,
-        status) visit the same customers' orders again and again: without the memo each
-        visit costs a product lookup and a noun search per line.
+        status) visit the same customers' orders again and again. Titles and nouns of all
+        lines are found at once (:attr:`line_titles`, :attr:`line_nouns`): per line, a
+        product look-up and a noun search cost ~25 µs; an order's slice of those ~5 µs.
         """
         memo = self._order_items
         items = memo.get(order_id)
         if items is None:
-            titles = [
-                self.store.product(ln["product_id"])["title"]
-                for ln in self.store.lines_of(order_id)
-            ]
-            items = memo[order_id] = tuple((t, self.noun_in_title(t)) for t in titles)
+            titles, nouns = self._line_items
+            rows = self.store.line_rows(order_id)
+            at, n = rows.start, len(rows)
+            items = tuple(
+                zip(titles.slice(at, n).to_pylist(), nouns.slice(at, n).to_pylist(), strict=True)
+            )
+            memo[order_id] = items
         return items
+
+    @property
+    def line_titles(self) -> pa.Array:
+        """Every order line's product title, row-aligned with the store's ``line_table``."""
+        return self._line_items[0]
+
+    @property
+    def line_nouns(self) -> pa.Array:
+        """:meth:`noun_in_title` of every order line's title, aligned as :attr:`line_titles`."""
+        return self._line_items[1]
+
+    @cached_property
+    def _line_items(self) -> tuple[pa.Array, pa.Array]:
+        lines = self.store.line_table.select("product_id")
+        held = self.store.products.select("product_id", "title").join(
+            lines.unique(), on="product_id", how="semi"
+        )
+        held = held.with_columns(noun=nouns_in_titles(held["title"], self._nouns_longest_first))
+        items = lines.join(held, on="product_id", how="left", maintain_order="left")
+        return items["title"].rechunk().to_arrow(), items["noun"].rechunk().to_arrow()
 
     def noun_in_title(self, title: str) -> str | None:
         """The longest taxonomy noun a title contains, lowercased (what a customer calls it).
 
         Ties in length go to the noun first in :attr:`nouns` order; None when no noun fits.
         Remembered per title: generators ask about the same catalog titles again and again.
+        (:func:`nouns_in_titles` is the same for many titles at once.)
         """
         memo = self._title_nouns
         if title not in memo:
@@ -215,6 +240,23 @@ class GenContext:
     def for_customer(self, user_id: str, *, today: date | None = None) -> CustomerView:
         """This context bound to one customer (and optionally another day); see CustomerView."""
         return CustomerView(self, user_id, today=today)
+
+
+def nouns_in_titles(titles: pl.Series, nouns: tuple[str, ...]) -> pl.Series:
+    """For each title, the first of ``nouns`` its lower-case form contains (null for none).
+
+    :meth:`GenContext.noun_in_title` for a whole column: polars' Aho-Corasick search lists
+    every occurrence of every noun (overlapping ones too), and the one earliest in ``nouns``
+    wins, as a scan of ``nouns`` in order would find. ~2 µs a title instead of ~25 µs.
+    Titles are lower-cased by Python, exactly as the scalar method does.
+    """
+    rank: dict[str, int] = {}
+    for i, noun in enumerate(nouns):
+        rank.setdefault(noun, i)
+    low = pl.Series([None if t is None else t.lower() for t in titles.to_list()], dtype=pl.String)
+    found = low.str.extract_many(list(rank), overlapping=True)
+    first = found.list.eval(pl.element().replace_strict(rank, return_dtype=pl.Int64)).list.min()
+    return pl.Series(titles.name, nouns, dtype=pl.String).gather(first)
 
 
 def pick(rng: np.random.Generator, options: list[Any] | tuple[Any, ...]) -> Any:

@@ -88,10 +88,7 @@ def open_kinds(d: int) -> tuple[str, ...]:
 
 
 def _holds(ctx: GenContext, order_id: str, noun: str) -> bool:
-    return any(
-        noun in ctx.store.product(pid)["title"].lower()
-        for pid in ctx.lines_of(order_id)["product_id"]
-    )
+    return any(noun in title.lower() for title, _ in ctx.order_items(order_id))
 
 
 def order_hint(
@@ -190,7 +187,9 @@ class _Said:
         paths = category_paths(ctx)
 
         def products(order_id: str) -> list[dict[str, Any]]:
-            return [ctx.store.product(pid) for pid in ctx.lines_of(order_id)["product_id"]]
+            return [
+                ctx.store.product(pid) for pid in ctx.store.lines_columns(order_id, "product_id")[0]
+            ]
 
         mine = products(self.target["order_id"])
         theirs = [p for o in self.others for p in products(o["order_id"])]

@@ -51,10 +51,12 @@ Version history:
 
 from __future__ import annotations
 
+import weakref
 from datetime import date, datetime, timedelta
 from typing import Any
 
 import numpy as np
+import polars as pl
 
 from shopgen.gen.difficulty import Theta
 from shopgen.gen.policy import Decision
@@ -266,32 +268,76 @@ def _clashing_line(
     """A customer, their orders, and an active delivered line whose noun other orders hold.
 
     Tries up to ``CLASH_TRIES`` customers (keyed draws) and keeps the line whose item the
-    most of their last ``n_orders`` orders hold; None sends the caller to a plain draw.
+    most of their last ``n_orders`` orders hold (the first such line of the first customer
+    with the most); None sends the caller to a plain draw. Each customer's best line is
+    looked up in :func:`_clash_table`, so a try costs a draw and a dict look-up.
     """
-    best: tuple[int, str, list[dict[str, Any]], dict[str, Any], dict[str, Any]] | None = None
+    table = _clash_table(ctx, n_orders)
+    best: tuple[int, str, int, int] | None = None  # (held, customer, order index, line index)
     pool = ctx.customers_with_orders(n_orders)
     for _ in range(CLASH_TRIES):
         user_id = pick(rng, pool)
-        orders = ctx.store.orders_of(user_id)
-        recent = orders[-n_orders:]
-        nouns = {o["order_id"]: _order_nouns(ctx, o["order_id"]) for o in recent}
-        for order in recent:
-            if order["status"] != "delivered" or not order["delivered_at"]:
-                continue
-            items = ctx.order_items(order["order_id"])
-            for ln, (_, noun) in zip(ctx.store.lines_of(order["order_id"]), items, strict=True):
-                if ln["status"] != "active" or noun is None:
-                    continue
-                held = sum(noun in ns for ns in nouns.values())
-                if held > 1 and (best is None or held > best[0]):
-                    best = (held, user_id, orders, order, ln)
+        found = table.get(user_id)
+        if found is not None and (best is None or found[0] > best[0]):
+            best = (found[0], user_id, found[1], found[2])
         if best is not None and best[0] >= 3:
             break
-    return None if best is None else best[1:]
+    if best is None:
+        return None
+    _, user_id, i, j = best
+    orders = ctx.store.orders_of(user_id)
+    return user_id, orders, orders[i], ctx.store.lines_of(orders[i]["order_id"])[j]
 
 
-def _order_nouns(ctx: GenContext, order_id: str) -> set[str]:
-    return {noun for _, noun in ctx.order_items(order_id) if noun is not None}
+#: customer → (held, order index, line index) of their best clashing line.
+_Best = dict[str, tuple[int, int, int]]
+#: Per context, per n_orders.
+_CLASH_TABLES: weakref.WeakKeyDictionary[GenContext, dict[int, _Best]] = weakref.WeakKeyDictionary()
+
+
+def _clash_table(ctx: GenContext, n_orders: int) -> _Best:
+    """Every customer's best clashing line among their last ``n_orders`` orders, found at once.
+
+    A line counts when it is active, its order delivered, and its noun held by ``held > 1``
+    of those orders; a customer's best is the first such line (by order, then line) with the
+    most orders holding its noun, as a scan of their orders would keep it. Built once per
+    context and n_orders (~0.2 s CPU at 10k customers); indices are those of ``orders_of`` and
+    ``lines_of``.
+    """
+    tables = _CLASH_TABLES.setdefault(ctx.root, {})
+    if n_orders in tables:
+        return tables[n_orders]
+    store = ctx.store
+    by_user = pl.col("user_id")
+    recent = (
+        store.order_table.select("user_id", "order_id", "status", "delivered_at")
+        .with_columns(i=pl.int_range(pl.len()).over(by_user), count=pl.len().over(by_user))
+        .filter(pl.col("i") >= pl.col("count") - n_orders)
+    )
+    lines = (
+        store.line_table.select("order_id", "status")
+        .with_columns(
+            noun=pl.Series(ctx.line_nouns, dtype=pl.String),
+            j=pl.int_range(pl.len()).over("order_id"),
+        )
+        .filter(pl.col("noun").is_not_null())
+    )
+    holders = recent.select("user_id", "order_id").join(
+        lines.select("order_id", "noun").unique(), on="order_id"
+    )
+    held = holders.group_by("user_id", "noun").agg(held=pl.len())
+    best = (
+        recent.filter((pl.col("status") == "delivered") & pl.col("delivered_at").is_not_null())
+        .select("user_id", "order_id", "i")
+        .join(lines.filter(pl.col("status") == "active"), on="order_id")
+        .join(held, on=["user_id", "noun"])
+        .filter(pl.col("held") > 1)
+        .sort("user_id", pl.col("held"), "i", "j", descending=[False, True, False, False])
+        .unique("user_id", keep="first", maintain_order=True)
+    )
+    table = {u: (h, i, j) for u, h, i, j in best.select("user_id", "held", "i", "j").iter_rows()}
+    tables[n_orders] = table
+    return table
 
 
 def _holders(
