@@ -18,9 +18,10 @@ Products the episode marks out of stock show ``stock_qty`` 0. All randomness com
 seed reproduces every result exactly, in any process.
 Cost (issue #7: 2–4 searches per task at ≥ 500 tasks/s). The dense index is read into memory
 up to :data:`DENSE_MEMORY_BYTES` (memory-mapped above); cards come from a per-row
-:class:`~shopgen.env.search_cards.CardBook` of plain dicts with their JSON lengths, so a result
-costs look-ups, not pydantic models and re-encoding; :meth:`SearchIndex.results` hands those
-dicts to the tool, and :meth:`SearchIndex.search` wraps the same cards as :class:`ProductCard`.
+:class:`~shopgen.env.search_cards.CardBook` of compact JSON texts, so a result costs
+look-ups and a join, not pydantic models and re-encoding; :meth:`SearchIndex.result_text`
+hands that text to the tool, and :meth:`SearchIndex.results` / :meth:`SearchIndex.search`
+parse the same text into dicts / :class:`ProductCard` models.
 Every fast path equals its plain reference exactly (``tests/env/test_search_fast.py``).
 """
 
@@ -180,7 +181,7 @@ class SearchIndex:
         self.store = store
         self.meta = meta
         self.dir = store.root / INDEX_DIR
-        #: Every row's card, built on first use and shared by all episodes.
+        #: Every row's card text, built on first use and shared by all episodes.
         self.card_book = CardBook(self._card_columns)
         #: Dense index files up to this size load into memory (:func:`dense_memory_bytes`).
         self.dense_memory_bytes = dense_memory_bytes()
@@ -604,17 +605,46 @@ class SearchIndex:
         call_index: int = 0,
         mode: Mode = "hybrid",
     ) -> list[dict[str, Any]]:
-        """:meth:`search`'s cards as ``ProductCard.model_dump()`` dicts: the tool's fast path.
+        """:meth:`search`'s cards as ``ProductCard.model_dump()`` dicts, without models.
 
-        The dicts are the index's own, shared by every caller: read or JSON-encode them,
-        never change them.
+        Raises:
+            ConfigError: for out-of-range arguments.
+        """
+        text, _ = self.result_text(
+            query,
+            top_k=top_k,
+            eps_rank=eps_rank,
+            oos_ids=oos_ids,
+            seed=seed,
+            call_index=call_index,
+            mode=mode,
+        )
+        return json.loads(text)["results"]
+
+    def result_text(
+        self,
+        query: str | bytes,
+        *,
+        top_k: int = 200,
+        eps_rank: float = 0.0,
+        oos_ids: Collection[str] = (),
+        seed: int = 0,
+        call_index: int = 0,
+        mode: Mode = "hybrid",
+    ) -> tuple[str, tuple[str, ...]]:
+        """The ``catalog_search`` tool's result, ``{"results": [cards]}``, as compact JSON.
+
+        Also returns the product ids it shows. The text is a join of the card book's kept
+        card texts (:class:`~shopgen.env.search_cards.CardBook`): byte for byte what
+        ``json.dumps`` of :meth:`results` writes, at the cost of the join.
 
         Raises:
             ConfigError: for out-of-range arguments.
         """
         rows = self._page(query, top_k, eps_rank, seed, call_index, mode)
-        cards, chars = self.card_book.entries(rows, oos_ids)
-        return cards[: fit_budget(chars)]
+        texts, ids = self.card_book.texts(rows, oos_ids)
+        n = fit_budget([len(t) for t in texts])
+        return '{"results":[' + ",".join(texts[:n]) + "]}", tuple(ids[:n])
 
     def _page(
         self,

@@ -122,23 +122,28 @@ class CachedSearch:
     ) -> tuple[str, tuple[str, ...]]:
         """The ``catalog_search`` tool's result as its compact JSON text, and the ids it shows.
 
-        Memoised with the cards, so a repeated search (a replay, a scored trajectory) costs a
-        look-up: no card is encoded or walked for ids again.
+        Memoised, so a repeated search (a replay, a scored trajectory) costs a look-up. The
+        index makes the text itself when it can (:meth:`SearchIndex.result_text
+        <shopgen.env.search.SearchIndex.result_text>`, a join of kept card texts).
         """
         key = self._key(("text", query, top_k, eps_rank, oos_ids, seed, call_index))
         hit = self._lookup(key)
         if hit is not None:
             return hit
-        cards = self.results(
-            query,
-            top_k=top_k,
-            eps_rank=eps_rank,
-            oos_ids=oos_ids,
-            seed=seed,
-            call_index=call_index,
+        kwargs = dict(
+            top_k=top_k, eps_rank=eps_rank, oos_ids=oos_ids, seed=seed, call_index=call_index
         )
+        make = getattr(self.index, "result_text", None) or self._encoded_results
+        text = make(query, **kwargs)
+        if key is not None:
+            self.misses += 1
+        return self._remember(key, text)
+
+    def _encoded_results(self, query: Any, **kwargs: Any) -> tuple[str, tuple[str, ...]]:
+        # An index without ``result_text`` (a stand-in): its cards, encoded here.
+        cards = self.results(query, **kwargs)
         text = json.dumps({"results": cards}, ensure_ascii=False, separators=(",", ":"))
-        return self._remember(key, (text, tuple(c["product_id"] for c in cards)))
+        return text, tuple(c["product_id"] for c in cards)
 
     def _dumped_search(self, query: Any, **kwargs: Any) -> list[dict[str, Any]]:
         cards = self.index.search(query, **kwargs)

@@ -1,11 +1,12 @@
 """Product cards: what one search hit shows the agent, built once per catalog row.
 
-A card is a pure function of its catalog row, so :class:`CardBook` builds each row's plain
-``dict`` once and keeps it together with the length of its compact JSON. A search then costs
-a list of look-ups: no pydantic validation, no ``model_dump``, and the token budget is summed
-from the kept lengths instead of JSON-encoding every card on every call (issue #7: these were
-~1.8 ms of a 3.5 ms search at 100k products). :class:`ProductCard` stays the documented
-schema of a card; :meth:`CardBook.dicts` returns exactly its ``model_dump()``.
+A card is a pure function of its catalog row, so :class:`CardBook` makes each row's compact
+JSON once and keeps it. A search result is then a join of kept texts: no pydantic
+validation, no ``model_dump``, no JSON encoding per call, and the token budget is summed from
+the texts' lengths (issue #7: encoding was ~1.8 ms of a 3.5 ms search at 100k products, and
+building each new row's card, then re-encoding the whole result, ~0.2 ms of a 1.1 ms one).
+:class:`ProductCard` stays the documented schema of a card; :meth:`CardBook.dicts` returns
+exactly its ``model_dump()``.
 """
 
 from __future__ import annotations
@@ -69,16 +70,10 @@ def cards_json(cards: list[ProductCard] | list[dict[str, Any]]) -> str:
 def to_models(cards: list[dict[str, Any]]) -> list[ProductCard]:
     """Card dicts as :class:`ProductCard` objects, built without validation.
 
-    A :class:`CardBook`'s dicts come from typed catalog columns and hold exactly the model's
-    fields. Each model gets its own ``key_attrs`` list, so editing one cannot reach the
-    shared dicts.
+    A :class:`CardBook`'s dicts are parsed from typed catalog columns' JSON and hold exactly
+    the model's fields, fresh for each call, so the models may own them.
     """
-    return [ProductCard.model_construct(**{**c, "key_attrs": list(c["key_attrs"])}) for c in cards]
-
-
-def card_json_chars(card: dict[str, Any]) -> int:
-    """Characters of one card's compact JSON (what :func:`cards_json` writes for it)."""
-    return len(json.dumps(card, ensure_ascii=False, separators=(",", ":")))
+    return [ProductCard.model_construct(**c) for c in cards]
 
 
 def estimate_tokens(text: str) -> int:
@@ -117,13 +112,48 @@ class _Strings:
         self.offsets = np.frombuffer(offsets, dtype=np.int64)[start : start + len(array) + 1]
         self.data = data.to_pybytes() if data is not None else b""
 
-    def __getitem__(self, row: int) -> str:
-        at = self.offsets.item
-        return self.data[at(row) : at(row + 1)].decode()
+    def take(self, rows: np.ndarray) -> list[str]:
+        """The strings of ``rows`` (an int64 array), in that order."""
+        data, offsets = self.data, self.offsets
+        starts, ends = offsets[rows].tolist(), offsets[rows + 1].tolist()
+        return [data[a:b].decode() for a, b in zip(starts, ends, strict=True)]
+
+
+#: One card's compact JSON with its values as JSON literals, in :data:`CARD_COLUMNS` order.
+_CARD_JSON = (
+    '{"product_id":%s,"title":%s,"brand":%s,"category":%s,"price":%s,"rating":%s,'
+    '"ship_days":%s,"stock_qty":%s,"key_attrs":[%s]}'
+)
+_string = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes a str as
+
+
+def _number(value: float) -> str:
+    # json.dumps writes a finite float as float.__repr__ and the others as NaN/Infinity.
+    return float.__repr__(value) if math.isfinite(value) else json.dumps(value)
+
+
+def card_text(card: dict[str, Any]) -> str:
+    """One card's compact JSON, exactly ``json.dumps(card, ensure_ascii=False, separators=(",", ":"))``.
+
+    Formatting the known fields straight into a template costs half of ``json.dumps``
+    walking the dict, and the card book builds the text of every row it shows.
+    ``card`` holds :class:`ProductCard`'s fields, in its order, with ``model_dump()``'s types.
+    """
+    return _CARD_JSON % (
+        _string(card["product_id"]),
+        _string(card["title"]),
+        _string(card["brand"]),
+        _string(card["category"]),
+        _number(card["price"]),
+        _number(card["rating"]),
+        int.__repr__(card["ship_days"]),
+        int.__repr__(card["stock_qty"]),
+        ",".join(map(_string, card["key_attrs"])),
+    )
 
 
 class _CardColumns:
-    """The card columns of every catalog row, readable one row at a time in O(1)."""
+    """The card columns of every catalog row, as flat buffers any rows are gathered from."""
 
     __slots__ = (
         "attr_offsets",
@@ -149,6 +179,8 @@ class _CardColumns:
         def column(name: str, kind: Any) -> Any:
             return table.column(name).cast(kind).combine_chunks()
 
+        # NumPy arrays, not lists: at 1M rows Python lists of the offsets and numbers would
+        # hold ~0.3 GB; a gather and ``tolist`` reads a batch as Python scalars.
         self.pid = _Strings(column("product_id", pa.large_string()))
         self.title = _Strings(column("title", pa.large_string()))
         self.brand = _Strings(column("brand", pa.large_string()))
@@ -161,30 +193,59 @@ class _CardColumns:
         self.attr_offsets = np.asarray(attrs.offsets, dtype=np.int64)
         self.attrs = _Strings(attrs.values)
 
-    def card(self, row: int) -> dict[str, Any]:
-        """Row ``row``'s card, with exactly the values ``ProductCard(**rec).model_dump()`` has."""
-        # NumPy arrays, not lists: at 1M rows Python lists of the offsets and numbers would
-        # hold ~0.3 GB; ``.item`` reads one value as a Python scalar in ~0.1 µs.
-        attrs, first = self.attrs, self.attr_offsets.item
-        return {
-            "product_id": self.pid[row],
-            "title": self.title[row],
-            "brand": self.brand[row],
-            "category": self.category[row].rsplit(" > ", 1)[-1],
-            "price": self.price.item(row),
-            "rating": self.rating.item(row),
-            "ship_days": self.ship.item(row),
-            "stock_qty": self.stock.item(row),
-            "key_attrs": [attrs[i] for i in range(first(row), first(row + 1))],
-        }
+    def cards(self, rows: list[int], *, out_of_stock: bool = False) -> list[dict[str, Any]]:
+        """The cards of ``rows``, with exactly ``ProductCard(**rec).model_dump()``'s values.
+
+        Gathered column by column for the whole batch (a search's new rows at once), so the
+        per-row Python work is one dict. ``out_of_stock`` shows every one with stock 0.
+        """
+        at = np.asarray(rows, dtype=np.int64)
+        first, last = self.attr_offsets[at], self.attr_offsets[at + 1]
+        counts = last - first
+        # Every row's attribute values in one gather: value j of row i is first[i] + j.
+        flat = np.arange(int(counts.sum()), dtype=np.int64)
+        flat += np.repeat(first - np.cumsum(counts) + counts, counts)
+        values = self.attrs.take(flat)
+        ends = np.cumsum(counts).tolist()
+        stock = [0] * len(rows) if out_of_stock else self.stock[at].tolist()
+        columns = zip(
+            self.pid.take(at),
+            self.title.take(at),
+            self.brand.take(at),
+            self.category.take(at),
+            self.price[at].tolist(),
+            self.rating[at].tolist(),
+            self.ship[at].tolist(),
+            stock,
+            ends,
+            counts.tolist(),
+            strict=True,
+        )
+        return [
+            {
+                "product_id": pid,
+                "title": title,
+                "brand": brand,
+                "category": path.rsplit(" > ", 1)[-1],
+                "price": price,
+                "rating": rating,
+                "ship_days": ship,
+                "stock_qty": qty,
+                "key_attrs": values[end - n : end],
+            }
+            for pid, title, brand, path, price, rating, ship, qty, end, n in columns
+        ]
 
 
 class CardBook:
-    """Every catalog row's card as a plain dict plus its JSON length, built on first use.
+    """Every catalog row's card as its compact JSON text, built on first use.
 
-    Kept dicts are shared between calls and episodes: read them, never change them (the tool
-    runtime only JSON-encodes them). At most ``limit`` rows are kept; past that the book
-    starts over, since a rollout's searches keep returning the same popular products.
+    The text is all the ``catalog_search`` tool sends, so a result is a join of kept texts:
+    no dict walked and no JSON encoded per call, and the token budget is read off the
+    texts' lengths. :meth:`dicts` parses the texts back for callers that want values (the
+    floats' shortest repr round-trips exactly, so they equal the catalog's). At most
+    ``limit`` rows are kept; past that the book starts over, since a rollout's searches
+    keep returning the same popular products.
 
     Args:
         products: returns a Polars frame holding the catalog's card columns
@@ -197,49 +258,55 @@ class CardBook:
     def __init__(self, products: Callable[[], Any], *, limit: int = CARD_CACHE) -> None:
         self._products = products
         self._columns: _CardColumns | None = None
-        self._rows: dict[int, tuple[dict[str, Any], int]] = {}
-        self._oos: dict[int, dict[str, Any]] = {}
+        #: row -> (card JSON, product id, stock shown when in stock)
+        self._rows: dict[int, tuple[str, str, int]] = {}
+        #: row -> card JSON with stock 0, for rows some episode marked out of stock
+        self._oos: dict[int, str] = {}
         self.limit = limit
 
     def __len__(self) -> int:
         return len(self._rows)
 
+    @property
+    def columns(self) -> _CardColumns:
+        """The catalog's card columns, read on first use."""
+        if self._columns is None:
+            self._columns = _CardColumns(self._products())
+        return self._columns
+
     def _build(self, rows: list[int]) -> None:
         if len(self._rows) + len(rows) > self.limit:
             self._rows.clear()
             self._oos.clear()
-        if self._columns is None:
-            self._columns = _CardColumns(self._products())
-        for row in rows:
-            card = self._columns.card(row)
-            self._rows[row] = (card, card_json_chars(card))
+        for row, card in zip(rows, self.columns.cards(rows), strict=True):
+            self._rows[row] = (card_text(card), card["product_id"], card["stock_qty"])
 
-    def entries(
-        self, rows: list[int], oos_ids: Collection[str] = ()
-    ) -> tuple[list[dict[str, Any]], list[int]]:
-        """The cards of ``rows`` in order and their JSON lengths; ``oos_ids`` show stock 0."""
+    def texts(self, rows: list[int], oos_ids: Collection[str] = ()) -> tuple[list[str], list[str]]:
+        """The cards of ``rows`` in order as compact JSON, and their product ids.
+
+        Products in ``oos_ids`` show stock_qty 0.
+        """
         book = self._rows
         missing = sorted({r for r in rows if r not in book})
         if missing:
             self._build(missing)
         got = [book[r] for r in rows]
-        cards = [c for c, _ in got]
-        chars = [n for _, n in got]
+        texts = [text for text, _, _ in got]
+        ids = [pid for _, pid, _ in got]
         if oos_ids:
             oos = oos_ids if isinstance(oos_ids, set | frozenset) else set(oos_ids)
-            for i, (card, n) in enumerate(got):
-                stock = card["stock_qty"]
-                if stock and card["product_id"] in oos:
-                    cards[i] = self._out_of_stock(rows[i], card)
-                    chars[i] = n - len(str(stock)) + 1  # JSON writes ints as str() does
-        return cards, chars
+            for i, (_, pid, stock) in enumerate(got):
+                if stock and pid in oos:
+                    texts[i] = self._out_of_stock(rows[i])
+        return texts, ids
 
-    def _out_of_stock(self, row: int, card: dict[str, Any]) -> dict[str, Any]:
+    def _out_of_stock(self, row: int) -> str:
         marked = self._oos.get(row)
         if marked is None:
-            marked = self._oos[row] = {**card, "stock_qty": 0}
+            (card,) = self.columns.cards([row], out_of_stock=True)
+            marked = self._oos[row] = card_text(card)
         return marked
 
     def dicts(self, rows: list[int], oos_ids: Collection[str] = ()) -> list[dict[str, Any]]:
-        """The cards of ``rows`` in order, as shared read-only dicts."""
-        return self.entries(rows, oos_ids)[0]
+        """The cards of ``rows`` in order, as fresh dicts (``ProductCard.model_dump()``'s)."""
+        return [json.loads(text) for text in self.texts(rows, oos_ids)[0]]

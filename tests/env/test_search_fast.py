@@ -1,8 +1,9 @@
 """Search's fast paths give exactly what the plain paths give (issue #7's throughput work).
 
 - the dense index read into memory and memory-mapped rank every query identically;
-- ``results`` (shared dicts from the card book) equals ``search`` dumped card by card, and
-  the token budget summed from kept lengths cuts where re-encoding the JSON would;
+- ``results`` (parsed from the card book's kept texts) equals ``search`` dumped card by card,
+  a card's kept text is ``json.dumps`` of its dict, and the token budget summed from kept
+  lengths cuts where re-encoding the JSON would;
 - BM25's short-list path equals exhaustive scoring;
 - the ``catalog_search`` tool returns exactly ``search``'s cards.
 """
@@ -29,7 +30,7 @@ from shopgen.env.search import (
     normalize_query,
 )
 from shopgen.env.search_cache import CachedSearch
-from shopgen.env.search_cards import CardBook, ProductCard, card_json_chars, fit_budget
+from shopgen.env.search_cards import CardBook, ProductCard, card_text, fit_budget
 from shopgen.schemas.errors import ConfigError
 
 SETTINGS = settings(
@@ -189,7 +190,14 @@ _BARE_CARD = {
     "stock_qty": 7,
     "key_attrs": [],
 }
-_BARE = card_json_chars(_BARE_CARD)
+
+
+def _chars(card: dict) -> int:
+    """Characters of one card's compact JSON, encoded the plain way."""
+    return len(json.dumps(card, ensure_ascii=False, separators=(",", ":")))
+
+
+_BARE = _chars(_BARE_CARD)
 
 
 @given(
@@ -199,7 +207,7 @@ _BARE = card_json_chars(_BARE_CARD)
 def test_fit_budget_cuts_where_re_encoding_would(chars, budget):
     # Cards whose JSON is exactly chars[i] long: the kept prefix must equal the reference's.
     cards = [_card_of_length(n) for n in chars]
-    assert [card_json_chars(c.model_dump()) for c in cards] == chars
+    assert [_chars(c.model_dump()) for c in cards] == chars
     assert fit_budget(chars, budget) == len(_reference_budget(cards, budget))
 
 
@@ -338,12 +346,48 @@ def test_catalog_search_tool_returns_search_cards(index: SearchIndex):
     assert ctx.state.extra["search_calls"] == 3
 
 
-def test_kept_lengths_are_the_cards_json_lengths(index: SearchIndex):
+def test_kept_texts_are_the_cards_json(index: SearchIndex):
     rows = np.linspace(0, index.size - 1, 60).astype(int).tolist()
     pids = index.store.products["product_id"]
     oos = {pids[r] for r in rows[::2]}
     for marks in (set(), oos):
-        cards, chars = index.card_book.entries(rows, marks)
-        assert chars == [card_json_chars(c) for c in cards]
+        texts, ids = index.card_book.texts(rows, marks)
+        cards = index.card_book.dicts(rows, marks)
+        assert texts == [json.dumps(c, ensure_ascii=False, separators=(",", ":")) for c in cards]
+        assert ids == [pids[r] for r in rows]
         if marks:
             assert all(c["stock_qty"] == 0 for c in cards[::2])
+
+
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=12)  # controls, quotes, any script
+
+
+@given(
+    card=st.fixed_dictionaries(
+        {
+            "product_id": _TEXT,
+            "title": _TEXT,
+            "brand": _TEXT,
+            "category": _TEXT,
+            "price": st.floats(),
+            "rating": st.floats(allow_nan=False),
+            "ship_days": st.integers(-(2**70), 2**70),
+            "stock_qty": st.integers(0, 2**31),
+            "key_attrs": st.lists(_TEXT, max_size=4),
+        }
+    )
+)
+def test_card_text_is_json_dumps(card):
+    card = {k: card[k] for k in ProductCard.model_fields}  # the card's key order
+    assert card_text(card) == json.dumps(card, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_result_text_is_results_encoded(index: SearchIndex):
+    pids = index.store.products["product_id"]
+    for k, query in enumerate(_queries(index, 6)):
+        kwargs = dict(top_k=150, eps_rank=0.3, seed=k, call_index=k % 3)
+        oos = {pids[int(r)] for r in index.candidates(query, 150)[::3]}
+        text, ids = index.result_text(query, oos_ids=oos, **kwargs)
+        cards = [c.model_dump() for c in index.search(query, oos_ids=oos, **kwargs)]
+        assert text == json.dumps({"results": cards}, ensure_ascii=False, separators=(",", ":"))
+        assert ids == tuple(c["product_id"] for c in cards)
