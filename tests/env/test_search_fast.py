@@ -391,3 +391,45 @@ def test_result_text_is_results_encoded(index: SearchIndex):
         cards = [c.model_dump() for c in index.search(query, oos_ids=oos, **kwargs)]
         assert text == json.dumps({"results": cards}, ensure_ascii=False, separators=(",", ":"))
         assert ids == tuple(c["product_id"] for c in cards)
+
+
+# -- the query encoder's word cache ----------------------------------------------------------------
+
+_QUERY_TEXT = st.lists(
+    st.one_of(
+        st.characters(codec="utf-8"),
+        st.sampled_from([" ", "  ", "\u0301", "\u00a0", "\x85", "\x0c", "\ufffd", "日", "ß", "Σ"]),
+        st.sampled_from(["[UNK]", "[PAD]", "lamp", "Glass", "18+", "café", "x" * 120]),
+    ),
+    max_size=40,
+).map("".join)
+
+
+@pytest.fixture(scope="module")
+def static_module():
+    from shopgen.gen.encoders import load_encoder
+
+    return load_encoder("static").model
+
+
+@given(texts=st.lists(_QUERY_TEXT, min_size=1, max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_query_ids_equal_one_tokenizer_call(static_module, texts):
+    # Later texts reuse words the earlier ones put in the cache.
+    for text in [*texts, " ".join(texts), "x " * 700]:
+        whole = static_module.tokenizer.encode(text, add_special_tokens=False).ids[:512]
+        assert static_module.query_ids(text) == whole
+
+
+def test_query_word_cache_is_bounded(static_module, monkeypatch):
+    import shopgen.gen.encoders as encoders
+
+    monkeypatch.setattr(encoders, "QUERY_WORD_CACHE", 5)
+    static_module.pieces.clear()
+    assert static_module.query_ids("red table lamps") == static_module.query_ids("red table lamps")
+    static_module.query_ids("blue green yellow wooden chair")  # past the bound: starts over
+    assert len(static_module.pieces) == 5
+    assert (
+        static_module.query_ids("red lamps")
+        == static_module.tokenizer.encode("red lamps", add_special_tokens=False).ids
+    )
