@@ -75,6 +75,8 @@ MAX_CARDS, MIN_CARDS = 20, 5
 RRF_K = 60
 #: Largest retrieval depth accepted (θ's top_k is at most 200).
 MAX_DEPTH = 1000
+#: The fusion weights of ranks 1..MAX_DEPTH: elementwise the same floats as computing them.
+_RRF_WEIGHTS = 1.0 / (RRF_K + np.arange(1, MAX_DEPTH + 1, dtype=np.float64))
 #: Postings below which a query's BM25 is scored exhaustively: MaxScore's Python-level
 #: steps cost more than they save on short lists (3k products: 0.6 vs 0.3 ms a query).
 PRUNE_MIN_POSTINGS = 50_000
@@ -760,15 +762,31 @@ def rrf(bm25: np.ndarray, dense: np.ndarray, depth: int) -> np.ndarray:
 
     score(row) = Σ 1/(RRF_K + rank) over the lists holding it (rank from 1); ties by row,
     so the order never depends on the platform. Each list holds a row at most once.
+
+    One sort by row brings a row's two entries together; the pair's weights are summed into
+    the first (two terms: the same float in either order) and the second is zeroed, so it
+    sorts after every real score and falls off the end of the (score, row) sort. That
+    replaced ``np.unique``, ``np.bincount`` and :func:`top_rows` (~0.1 → ~0.07 ms a call
+    at depth 150 on a loaded box; their Python-level steps dominated).
     """
     rows = np.concatenate([bm25, dense]).astype(np.int64)
     if not rows.size:
         return rows
-    weights = np.concatenate(
-        [1.0 / (RRF_K + np.arange(1, len(x) + 1, dtype=np.float64)) for x in (bm25, dense)]
-    )
-    unique, inverse = np.unique(rows, return_inverse=True)
-    return top_rows(unique, np.bincount(inverse, weights=weights), depth)
+    weights = np.concatenate([_rrf_weights(len(bm25)), _rrf_weights(len(dense))])
+    order = rows.argsort(kind="stable")
+    rows, weights = rows[order], weights[order]
+    twin = np.flatnonzero(rows[1:] == rows[:-1])  # rows[i] == rows[i + 1]: in both lists
+    weights[twin] += weights[twin + 1]
+    weights[twin + 1] = 0.0
+    best = np.lexsort((rows, -weights))[: min(depth, rows.size - twin.size)]
+    return rows[best]
+
+
+def _rrf_weights(n: int) -> np.ndarray:
+    """1/(RRF_K + rank) for ranks 1..n (from the kept table up to :data:`MAX_DEPTH`)."""
+    if n <= MAX_DEPTH:
+        return _RRF_WEIGHTS[:n]
+    return 1.0 / (RRF_K + np.arange(1, n + 1, dtype=np.float64))
 
 
 def _check_int(field: str, value: int, low: int, high: int) -> None:

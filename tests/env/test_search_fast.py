@@ -4,7 +4,9 @@
 - ``results`` (parsed from the card book's kept texts) equals ``search`` dumped card by card,
   a card's kept text is ``json.dumps`` of its dict, and the token budget summed from kept
   lengths cuts where re-encoding the JSON would;
-- BM25's short-list path equals exhaustive scoring;
+- BM25's short-list path equals exhaustive scoring, and the sort-merge fusion equals RRF's
+  dict definition;
+- the query encoder's kept word pieces equal one tokenizer call on the whole query;
 - the ``catalog_search`` tool returns exactly ``search``'s cards.
 """
 
@@ -23,11 +25,14 @@ from hypothesis import strategies as st
 
 from shopgen.env.search import (
     DENSE_MEMORY_BYTES,
+    MAX_DEPTH,
+    RRF_K,
     SearchIndex,
     cards_json,
     dense_memory_bytes,
     estimate_tokens,
     normalize_query,
+    rrf,
 )
 from shopgen.env.search_cache import CachedSearch
 from shopgen.env.search_cards import CardBook, ProductCard, card_text, fit_budget
@@ -433,3 +438,31 @@ def test_query_word_cache_is_bounded(static_module, monkeypatch):
         static_module.query_ids("red lamps")
         == static_module.tokenizer.encode("red lamps", add_special_tokens=False).ids
     )
+
+
+# -- fusion -----------------------------------------------------------------------------------
+
+
+def _fused(bm25: list[int], dense: list[int], depth: int) -> list[int]:
+    """Reciprocal-rank fusion by its definition: a dict of summed weights, sorted."""
+    scores: dict[int, float] = {}
+    for ranked in (bm25, dense):
+        for rank, row in enumerate(ranked, start=1):
+            scores[row] = scores.get(row, 0.0) + 1.0 / (RRF_K + rank)
+    return sorted(scores, key=lambda r: (-scores[r], r))[:depth]
+
+
+@given(
+    bm25=st.lists(st.integers(0, 500), unique=True, max_size=300),
+    dense=st.lists(st.integers(0, 500), unique=True, max_size=300),
+    depth=st.integers(1, 400),
+)
+def test_rrf_equals_its_definition_at_search_depths(bm25, dense, depth):
+    got = rrf(np.array(bm25, dtype=np.int64), np.array(dense, dtype=np.int64), depth)
+    assert got.tolist() == _fused(bm25, dense, depth)
+
+
+def test_rrf_past_the_weight_table():
+    bm25 = np.arange(MAX_DEPTH + 50, dtype=np.int64)
+    dense = bm25[::-1].copy()
+    assert rrf(bm25, dense, 30).tolist() == _fused(bm25.tolist(), dense.tolist(), 30)
