@@ -395,19 +395,21 @@ class SearchIndex:
             lo, hi = int(indptr[ids[0]]), int(indptr[ids[0] + 1])
             return top_rows(indices[lo:hi], data[lo:hi], depth)  # 0 + d is d, exactly
         acc = self._scratch()
-        seen: list[np.ndarray] = []
+        lo, hi = int(indptr[ids[0]]), int(indptr[ids[0] + 1])
+        seen: list[np.ndarray] = [indices[lo:hi]]  # the scratch is all zeros: all unseen
         try:
-            for t in ids:  # the query's token order: the same float32 sums as the reference
+            acc[seen[0]] = data[lo:hi]  # 0 + d is d, exactly
+            for t in ids[1:]:  # the query's token order: the same float32 sums as the reference
                 lo, hi = int(indptr[t]), int(indptr[t + 1])
                 rows = indices[lo:hi]
                 seen.append(rows[acc[rows] == 0])
                 acc[rows] += data[lo:hi]
-            touched = np.concatenate(seen)
-            scores = acc[touched]
+            seen = [np.concatenate(seen)]
+            scores = acc[seen[0]]
         finally:  # the scratch is all zeros between calls
             for rows in seen:
                 acc[rows] = 0.0
-        return top_rows(touched, scores, depth)
+        return top_rows(seen[0], scores, depth)
 
     def bm25_rows(self, query: str, depth: int) -> np.ndarray:
         """Product rows by BM25 score (best first), at most ``depth``; ties by row.
