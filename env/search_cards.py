@@ -275,21 +275,26 @@ class CardBook:
         return self._columns
 
     def _build(self, rows: list[int]) -> None:
-        if len(self._rows) + len(rows) > self.limit:
-            self._rows.clear()
+        """Make sure every row of ``rows`` is in the book (starting it over when full)."""
+        book = self._rows
+        missing = {r for r in rows if r not in book}
+        if not missing:
+            return
+        if len(book) + len(missing) > self.limit:
+            book.clear()
             self._oos.clear()
-        for row, card in zip(rows, self.columns.cards(rows), strict=True):
-            self._rows[row] = (card_text(card), card["product_id"], card["stock_qty"])
+            missing = set(rows)  # the rows that were kept went too
+        ordered = sorted(missing)
+        for row, card in zip(ordered, self.columns.cards(ordered), strict=True):
+            book[row] = (card_text(card), card["product_id"], card["stock_qty"])
 
     def texts(self, rows: list[int], oos_ids: Collection[str] = ()) -> tuple[list[str], list[str]]:
         """The cards of ``rows`` in order as compact JSON, and their product ids.
 
         Products in ``oos_ids`` show stock_qty 0.
         """
+        self._build(rows)
         book = self._rows
-        missing = sorted({r for r in rows if r not in book})
-        if missing:
-            self._build(missing)
         got = [book[r] for r in rows]
         texts = [text for text, _, _ in got]
         ids = [pid for _, pid, _ in got]

@@ -250,6 +250,20 @@ def test_card_book_is_bounded(index: SearchIndex):
     assert book.dicts([3])[0]["product_id"] == index.store.products["product_id"][3]
 
 
+def test_a_full_card_book_starting_over_keeps_the_rows_asked_for(index: SearchIndex):
+    pids = index.store.products["product_id"]
+    book = CardBook(lambda: index.store.read("products"), limit=10)
+    book.dicts(list(range(8)))
+    # Rows 6 and 7 are kept, 8..11 are new: past the limit, the book starts over but must
+    # still hold every row this call shows.
+    assert [c["product_id"] for c in book.dicts([6, 7, 8, 9, 10, 11])] == [
+        pids[r] for r in range(6, 12)
+    ]
+    keeps_none = CardBook(lambda: index.store.read("products"), limit=0)
+    for start in range(3):  # each call overlaps the last one
+        assert keeps_none.texts([start, start + 1])[1] == [pids[start], pids[start + 1]]
+
+
 def test_null_card_column_is_a_dataset_error(index: SearchIndex):
     import polars as pl
 
