@@ -205,11 +205,11 @@ class TaskFactory:
                     env_name, draft.slots, d=d, rng=stream(self.seed, *key, "message"), axes=axes
                 )
                 fields = self._fields(spec, d, axes, draft, rendered)
-                row = _row(fields, oracle_messages=None)
-                messages = drive(self._live, row, oracle(row))
+                live = _row(fields)
+                messages = drive(self._live, live, oracle(live))
             except Redraw:
                 continue
-            row = _row(fields, oracle_messages=messages)
+            row = _proven(live, fields, messages)
             self._prove(row, messages)
             return Generated(row=row, draft=draft, rendered=rendered, attempt=attempt)
         raise OracleFailure(
@@ -255,22 +255,27 @@ class TaskFactory:
                     yield self.make(env_name, d, k)
 
 
-def _row(fields: dict[str, Any], *, oracle_messages: list[dict[str, Any]] | None) -> TaskRow:
-    """The task row of ``fields``; with the oracle's messages, the final row.
+def _row(fields: dict[str, Any]) -> TaskRow:
+    """The task row of ``fields`` as the oracle plays it live (no oracle yet).
 
-    The id hashes the task's content but not the oracle's turn count, so the row the oracle
-    plays live and the final row share an id (and so their search streams).
+    The id hashes the task's content but not the oracle's turn count, so this row and the
+    final row (:func:`_proven`) share an id, and so their search streams.
     """
-    goal = json.dumps(fields["goal"], sort_keys=True, default=str)
-    content = {**fields, "goal": goal}
-    tid = task_id(content)
-    if oracle_messages is not None:
-        content["goal"] = json.dumps(
-            {**fields["goal"], "min_turns": len(oracle_messages)}, sort_keys=True, default=str
-        )
+    content = {**fields, "goal": json.dumps(fields["goal"], sort_keys=True, default=str)}
     return TaskRow(
-        task_id=tid,
-        oracle=json.dumps(oracle_messages or [], separators=(",", ":")),
-        shopgen_version=SHOPGEN_VERSION,
-        **content,
+        task_id=task_id(content), oracle="[]", shopgen_version=SHOPGEN_VERSION, **content
+    )
+
+
+def _proven(live: TaskRow, fields: dict[str, Any], messages: list[dict[str, Any]]) -> TaskRow:
+    """The final row: the live row with the oracle's messages and ``min_turns`` in the goal.
+
+    A copy, not a new validation: only these two JSON texts differ from the validated live row.
+    """
+    goal = {**fields["goal"], "min_turns": len(messages)}
+    return live.model_copy(
+        update={
+            "goal": json.dumps(goal, sort_keys=True, default=str),
+            "oracle": json.dumps(messages, separators=(",", ":")),
+        }
     )
