@@ -9,6 +9,8 @@ renderer knows exactly where each value landed. That gives three guarantees with
 from the text: every kept slot is said (a template that forgets one raises), protected values
 are handed to the noise model as protected segments, and the markers are stripped before anyone
 sees the text. A missing value is a StrictUndefined error at render time, never text.
+Because a template only places marked values, never reads them, each macro's output for one
+shape of goal (which slots, in which places) is rendered by Jinja once and then refilled.
 
 Typical use by a task generator::
 
@@ -20,7 +22,7 @@ Typical use by a task generator::
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -46,6 +48,7 @@ MOBILE_SHORTHAND = 0.7
 
 _OPEN, _CLOSE, _BASE = "\ue000", "\ue001", 0xE100
 _MARK = re.compile("\ue000([\ue100-\ue8ff])(.*?)\ue001", re.DOTALL)
+_HOLE = re.compile("\ue000([\ue100-\ue8ff])\ue001")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?)])")
 
 
@@ -142,13 +145,34 @@ def _pick(rng: np.random.Generator, options: Sequence[str]) -> str:
     return options[int(rng.integers(len(options)))]
 
 
-def _children(rng: np.random.Generator, n: int) -> list[np.random.Generator]:
+class _LazyStream:
+    """A child stream that is seeded on first use.
+
+    Seeding a PCG64 costs ~10 µs, a large share of a render, and some children are never
+    drawn from: the shorthand stream when no unprotected word has a shorthand, the noise
+    streams when the rates are zero. The seed is drawn from the parent either way, so every
+    stream that is used is exactly the one an eager construction would give.
+    """
+
+    __slots__ = ("_rng", "_seed")
+
+    def __init__(self, seed: int) -> None:
+        self._seed = seed
+        self._rng: np.random.Generator | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._rng is None:
+            self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        return getattr(self._rng, name)
+
+
+def _children(rng: np.random.Generator, n: int) -> list[Any]:
     # Separate streams per decision, so e.g. the omission draws do not depend on how many
     # phrasings a style has (tests measure omission rate independently of templates).
     # ``rng.integers(0, 2**63, size=n)`` draws exactly these (Lemire's method on a power-of-two
     # range keeps the top 63 bits of each raw word and never rejects), without its overhead.
     seeds = (rng.bit_generator.random_raw(n) >> np.uint64(1)).tolist()
-    return [np.random.Generator(np.random.PCG64(s)) for s in seeds]
+    return [_LazyStream(s) for s in seeds]
 
 
 def _finish(
@@ -160,9 +184,12 @@ def _finish(
     rng: np.random.Generator,
 ) -> dict[str, Any]:
     """Apply shorthand then typos, check for leaks, and locate the protected spans."""
-    r_short, r_typo = _children(rng, 2)
-    segs = noise.shorthand(segs, p_short, r_short)
-    noisy = noise.typos(segs, p_noise, r_typo)
+    if p_short > 0 or p_noise > 0:  # else nothing is drawn: leave ``rng`` unseeded
+        r_short, r_typo = _children(rng, 2)
+        segs = noise.shorthand(segs, p_short, r_short)
+        noisy = noise.typos(segs, p_noise, r_typo)
+    else:
+        noisy = list(segs)
     # A deleted first letter must not leave the message starting with a space.
     for end, strip in ((0, str.lstrip), (-1, str.rstrip)):
         if noisy and not noisy[end].protected:
@@ -220,9 +247,9 @@ def render_first_message(
     kept_idx = [i for i, s in enumerate(slots) if s.required or draws[i] >= th.p_missing]
     said = set(kept_idx)
     dropped = tuple(s.name for i, s in enumerate(slots) if i not in said)
-    context = nest((slots[i].name, _mark(i, slots[i])) for i in kept_idx)
     macro = _pick(r_phrase, phrasings(f"{env}/first.j2")[chosen])
-    raw = _call(f"{env}/first.j2", macro, context)
+    shape = tuple((i, slots[i].name) for i in kept_idx)
+    raw = _render(f"{env}/first.j2", macro, _goal_context, shape, slots)
     segs, owners = _segments(raw, slots)
     kept = tuple(slots[i].name for i in kept_idx)
     missing = set(kept) - set(owners)
@@ -265,8 +292,8 @@ def render_user_reply(
     path = f"user/{kind}.j2"
     table = phrasings(path)
     macro = _pick(r_phrase, table.get(style, ()) + table.get("any", ()))
-    x = [{"label": s.label, "value": _mark(i, s)} for i, s in enumerate(slots)]
-    segs, owners = _segments(_call(path, macro, x), slots)
+    shape = tuple(s.label for s in slots)
+    segs, owners = _segments(_render(path, macro, _reply_context, shape, slots), slots)
     said = tuple(dict.fromkeys(o for o in owners if o is not None))
     missing = {s.name for s in slots} - set(said)
     if kind in ("answer", "correct", "change_mind") and missing:
@@ -279,6 +306,62 @@ def _check_style(style: str) -> str:
     if style not in STYLES:
         raise ConfigError(f"style={style!r} is not a customer style ({', '.join(STYLES)})")
     return style
+
+
+def _goal_context(shape: tuple[tuple[int, str], ...], value: Callable[[int], str]) -> Any:
+    """A first message's macro argument: the kept slots ``(index, name)`` nested by name."""
+    return nest((name, value(i)) for i, name in shape)
+
+
+def _reply_context(shape: tuple[str, ...], value: Callable[[int], str]) -> Any:
+    """A reply's macro argument: one ``{label, value}`` per stated slot (``shape``: labels)."""
+    return [{"label": label, "value": value(i)} for i, label in enumerate(shape)]
+
+
+#: ``(path, macro, context builder, shape)`` → the macro's output split at its slot holes.
+_SKELETONS: dict[tuple[Any, ...], list[str]] = {}
+_SKELETONS_LIMIT = 1 << 16
+
+
+def _render(
+    path: str,
+    macro: str,
+    context: Callable[[Any, Callable[[int], str]], Any],
+    shape: tuple[Any, ...],
+    slots: Sequence[Slot],
+) -> str:
+    """The macro's output for ``slots``, from its skeleton for this shape of context.
+
+    Slot values reach a template marked (``_mark``), so a template places a value and cannot
+    read it: a filter sees the marker first (``cap`` leaves it alone), a test can only ask
+    whether the slot is defined. The text around the values is therefore the same for every
+    goal with the same slots in the same places (the shape: names or labels by index). The
+    first render of a shape is kept as a skeleton, its values cut out, and later calls fill
+    the holes, skipping Jinja's macro calls (a fifth of a render). The contract that makes this
+    exact, templates never inspect a value, is checked against plain rendering for every
+    macro in ``tests/gen/test_render_skeleton.py``.
+    """
+
+    def marked(i: int) -> str:
+        return _mark(i, slots[i])
+
+    key = (path, macro, context, shape)
+    parts = _SKELETONS.get(key)
+    if parts is not None:
+        return _fill(parts, marked)
+    plain = _call(path, macro, context(shape, marked))
+    if len(_SKELETONS) >= _SKELETONS_LIMIT:
+        _SKELETONS.pop(next(iter(_SKELETONS)))
+    _SKELETONS[key] = _HOLE.split(_MARK.sub(_OPEN + r"\1" + _CLOSE, plain))
+    return plain
+
+
+def _fill(parts: list[str], value: Callable[[int], str]) -> str:
+    """A skeleton's text with ``value(i)`` in each hole (odd parts hold the hole's index)."""
+    out = parts[:]
+    for j in range(1, len(out), 2):
+        out[j] = value(ord(out[j]) - _BASE)
+    return "".join(out)
 
 
 def _call(path: str, macro: str, arg: Any) -> str:

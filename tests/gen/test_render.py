@@ -228,6 +228,7 @@ def test_template_that_forgets_a_slot_raises(monkeypatch):
     from shopgen.gen import render
 
     real = render._call
+    monkeypatch.setattr(render, "_SKELETONS", {})  # a cached skeleton would skip the template
     monkeypatch.setattr(
         render, "_call", lambda path, macro, arg: real(path, macro, arg).replace("\ue000", "\ue002")
     )
