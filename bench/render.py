@@ -3,13 +3,16 @@
 The baseline renders the same sentences (the exact clean text of each rendered message, with
 its slot values as format fields) with plain ``str.format`` in the same run, so the ratio says
 what the sandboxed templates, slot marking, omission and noise cost on top of string building.
+The first pass meets most shapes of goal for the first time (each is rendered by Jinja once,
+then refilled); the warm pass renders the same goals with new streams, as a long generation
+run does once its shapes are cached. Replies are timed the same way.
 """
 
 from __future__ import annotations
 
 import time
 
-from shopgen.gen.render import render_first_message
+from shopgen.gen.render import render_first_message, render_user_reply
 from shopgen.gen.seeding import stream
 from shopgen.gen.slots import ENVS, example_slots
 
@@ -38,6 +41,18 @@ def run(quick: bool = False) -> dict:
             texts.append(render_first_message(env, goal, d=8, rng=stream(1, "bench", k)).clean)
 
     t_render = _timed(templated, n)
+    texts.clear()
+    t_warm = _timed(templated, n)
+
+    def replies(m: int) -> None:
+        for k in range(m):
+            goal = cases[k][1]
+            render_user_reply(
+                "answer", goal[-2:], style="chatty", rng=stream(2, "bench", k), p_noise=0.08
+            )
+
+    replies(n)  # warm the reply skeletons
+    t_reply = _timed(replies, n)
     formats = []
     for text, (_, goal, _) in zip(texts, cases, strict=True):
         fmt, fields = text.replace("{", "{{").replace("}", "}}"), {}
@@ -58,8 +73,11 @@ def run(quick: bool = False) -> dict:
         raise AssertionError("baseline does not rebuild the same sentences")
     return {
         "render_first_message_per_s": round(n / t_render, 1),
+        "render_first_message_warm_per_s": round(n / t_warm, 1),
+        "render_user_reply_warm_per_s": round(n / t_reply, 1),
         "str_format_per_s": round(n / t_base, 1),
         "slowdown_vs_str_format": round(t_render / t_base, 1),
+        "warm_slowdown_vs_str_format": round(t_warm / t_base, 1),
         "renders": n,
         "d": 8,
     }
