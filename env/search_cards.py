@@ -96,35 +96,29 @@ def fit_budget(chars: list[int], budget: int = RESULT_TOKEN_BUDGET) -> int:
     return n
 
 
-class _Strings:
-    """A string column as one UTF-8 buffer and its offsets: row i is one slice and decode.
-
-    Reading single rows from a Polars frame costs ~0.2 ms a gather whatever its size (the
-    distractor rows of every search miss the card book); a slice of a kept buffer costs
-    well under a microsecond, and the buffer is no bigger than the column itself.
-    """
-
-    __slots__ = ("data", "offsets")
-
-    def __init__(self, array: Any) -> None:
-        _, offsets, data = array.buffers()  # a large_string array: int64 offsets
-        start = array.offset
-        self.offsets = np.frombuffer(offsets, dtype=np.int64)[start : start + len(array) + 1]
-        self.data = data.to_pybytes() if data is not None else b""
-
-    def take(self, rows: np.ndarray) -> list[str]:
-        """The strings of ``rows`` (an int64 array), in that order."""
-        data, offsets = self.data, self.offsets
-        starts, ends = offsets[rows].tolist(), offsets[rows + 1].tolist()
-        return [data[a:b].decode() for a, b in zip(starts, ends, strict=True)]
-
-
-#: One card's compact JSON with its values as JSON literals, in :data:`CARD_COLUMNS` order.
-_CARD_JSON = (
-    '{"product_id":%s,"title":%s,"brand":%s,"category":%s,"price":%s,"rating":%s,'
-    '"ship_days":%s,"stock_qty":%s,"key_attrs":[%s]}'
-)
+#: One card's compact JSON with its values as JSON literals, in :data:`CARD_COLUMNS` order:
+#: the strings before the price (the card's "head"), its numbers, and its key attributes
+#: (its "tail").
+_HEAD = '{"product_id":%s,"title":%s,"brand":%s,"category":%s,"price":'
+_NUMBERS = '%s,"rating":%s,"ship_days":%s,"stock_qty":%s'
+_TAIL = ',"key_attrs":[%s]}'
+#: A row's card from its head, numbers and tail when its floats are finite (``%r`` of a
+#: float is ``float.__repr__``, ``%d`` of an int ``int.__repr__``: what json.dumps writes).
+_CARD = '%s%r,"rating":%r,"ship_days":%d,"stock_qty":%d%s'
+#: A row's text and numbers: where its text lies in the buffer, where its id and head end.
+_RECORD = [
+    ("price", "f8"),
+    ("rating", "f8"),
+    ("ship", "i8"),
+    ("stock", "i8"),
+    ("start", "i8"),
+    ("end", "i8"),
+    ("pid", "i4"),
+    ("head", "i4"),
+]
 _string = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes a str as
+#: The characters ``_string`` escapes besides ``"`` and ``\`` (C0 controls), as a regex.
+_CONTROL = r"[\x00-\x1f]"
 
 
 def _number(value: float) -> str:
@@ -132,109 +126,146 @@ def _number(value: float) -> str:
     return float.__repr__(value) if math.isfinite(value) else json.dumps(value)
 
 
+def _head(pid: str, title: str, brand: str, category: str) -> str:
+    return _HEAD % (_string(pid), _string(title), _string(brand), _string(category))
+
+
+def _tail(key_attrs: list[str]) -> str:
+    return _TAIL % ",".join(map(_string, key_attrs))
+
+
 def card_text(card: dict[str, Any]) -> str:
     """One card's compact JSON, exactly ``json.dumps(card, ensure_ascii=False, separators=(",", ":"))``.
 
-    Formatting the known fields straight into a template costs half of ``json.dumps``
-    walking the dict, and the card book builds the text of every row it shows.
-    ``card`` holds :class:`ProductCard`'s fields, in its order, with ``model_dump()``'s types.
+    The reference :class:`_CardColumns`' pre-encoded texts equal. ``card`` holds
+    :class:`ProductCard`'s fields, in its order, with ``model_dump()``'s types.
     """
-    return _CARD_JSON % (
-        _string(card["product_id"]),
-        _string(card["title"]),
-        _string(card["brand"]),
-        _string(card["category"]),
+    numbers = _NUMBERS % (
         _number(card["price"]),
         _number(card["rating"]),
         int.__repr__(card["ship_days"]),
         int.__repr__(card["stock_qty"]),
-        ",".join(map(_string, card["key_attrs"])),
     )
+    head = _head(card["product_id"], card["title"], card["brand"], card["category"])
+    return head + numbers + _tail(card["key_attrs"])
+
+
+def _quoted(values: Any) -> Any:
+    """A Polars string expression as JSON string literals (exact when it holds no C0 control)."""
+    import polars as pl
+
+    escaped = values.str.replace_all("\\", "\\\\", literal=True)
+    escaped = escaped.str.replace_all('"', '\\"', literal=True)
+    return pl.concat_str(pl.lit('"'), escaped, pl.lit('"'))
 
 
 class _CardColumns:
-    """The card columns of every catalog row, as flat buffers any rows are gathered from."""
+    """Every catalog row's card, pre-encoded: its JSON but for its four numbers.
 
-    __slots__ = (
-        "attr_offsets",
-        "attrs",
-        "brand",
-        "category",
-        "pid",
-        "price",
-        "rating",
-        "ship",
-        "stock",
-        "title",
-    )
+    A card's strings (id, title, brand, category, key attributes) are JSON-encoded once for
+    the whole catalog by vectorised Polars string operations and kept, a row after another,
+    in one UTF-8 buffer beside one record of numbers a row. Building a batch of rows' cards
+    is then one record gather and, per row, one slice, one decode and one ``%`` of its
+    numbers (floats need ``repr``, which Polars does not write). The rows a search misses
+    are scattered over the catalog (distractors are random category rows) and read between
+    FAISS and BM25 calls that evict every cache, so what a new row costs is mostly how many
+    NumPy calls a batch makes and how many places a row is read from: here three calls and
+    two places, against ~30 calls and nine columns of separate buffers before. The buffer is
+    about the size of the columns it replaces (~250 bytes a row), so memory stays
+    proportional to the catalog.
+    """
+
+    __slots__ = ("data", "finite", "records")
 
     def __init__(self, frame: Any) -> None:
+        import polars as pl
         import pyarrow as pa
 
-        table = frame.select(CARD_COLUMNS).to_arrow()
-        for name in CARD_COLUMNS:
-            if table.column(name).null_count:
+        frame = frame.select(CARD_COLUMNS)
+        for name, nulls in frame.null_count().row(0, named=True).items():
+            if nulls:
                 raise DatasetError(f"products.{name} has nulls; a product card needs a value")
-
-        def column(name: str, kind: Any) -> Any:
-            return table.column(name).cast(kind).combine_chunks()
-
-        # NumPy arrays, not lists: at 1M rows Python lists of the offsets and numbers would
-        # hold ~0.3 GB; a gather and ``tolist`` reads a batch as Python scalars.
-        self.pid = _Strings(column("product_id", pa.large_string()))
-        self.title = _Strings(column("title", pa.large_string()))
-        self.brand = _Strings(column("brand", pa.large_string()))
-        self.category = _Strings(column("category_path", pa.large_string()))
-        self.price = column("price", pa.float64()).to_numpy()
-        self.rating = column("rating", pa.float64()).to_numpy()
-        self.ship = column("ship_days", pa.int64()).to_numpy()
-        self.stock = column("stock_qty", pa.int64()).to_numpy()
-        attrs = column("key_attrs", pa.large_list(pa.large_string()))
-        self.attr_offsets = np.asarray(attrs.offsets, dtype=np.int64)
-        self.attrs = _Strings(attrs.values)
-
-    def cards(self, rows: list[int], *, out_of_stock: bool = False) -> list[dict[str, Any]]:
-        """The cards of ``rows``, with exactly ``ProductCard(**rec).model_dump()``'s values.
-
-        Gathered column by column for the whole batch (a search's new rows at once), so the
-        per-row Python work is one dict. ``out_of_stock`` shows every one with stock 0.
-        """
-        at = np.asarray(rows, dtype=np.int64)
-        first, last = self.attr_offsets[at], self.attr_offsets[at + 1]
-        counts = last - first
-        # Every row's attribute values in one gather: value j of row i is first[i] + j.
-        flat = np.arange(int(counts.sum()), dtype=np.int64)
-        flat += np.repeat(first - np.cumsum(counts) + counts, counts)
-        values = self.attrs.take(flat)
-        ends = np.cumsum(counts).tolist()
-        stock = [0] * len(rows) if out_of_stock else self.stock[at].tolist()
-        columns = zip(
-            self.pid.take(at),
-            self.title.take(at),
-            self.brand.take(at),
-            self.category.take(at),
-            self.price[at].tolist(),
-            self.rating[at].tolist(),
-            self.ship[at].tolist(),
-            stock,
-            ends,
-            counts.tolist(),
-            strict=True,
+        attrs = pl.col("key_attrs").list
+        if frame.select(attrs.eval(pl.element().is_null()).list.any().any()).item():
+            raise DatasetError("products.key_attrs has null values; a product card needs a value")
+        # Brands and category paths repeat: each distinct one is encoded by the reference.
+        brands = frame["brand"].unique().to_list()
+        paths = frame["category_path"].unique().to_list()
+        parts = frame.select(
+            pid=pl.col("product_id"),
+            head=pl.concat_str(
+                pl.lit('{"product_id":'),
+                _quoted(pl.col("product_id")),
+                pl.lit(',"title":'),
+                _quoted(pl.col("title")),
+                pl.lit(',"brand":'),
+                pl.col("brand").replace_strict(brands, [_string(b) for b in brands]),
+                pl.lit(',"category":'),
+                pl.col("category_path").replace_strict(
+                    paths, [_string(p.rsplit(" > ", 1)[-1]) for p in paths]
+                ),
+                pl.lit(',"price":'),
+            ),
+            tail=pl.concat_str(
+                pl.lit(',"key_attrs":['),
+                attrs.eval(_quoted(pl.element())).list.join(","),
+                pl.lit("]}"),
+            ),
+            control=pl.col("product_id").str.contains(_CONTROL)
+            | pl.col("title").str.contains(_CONTROL)
+            | attrs.eval(pl.element().str.contains(_CONTROL)).list.any(),
         )
-        return [
-            {
-                "product_id": pid,
-                "title": title,
-                "brand": brand,
-                "category": path.rsplit(" > ", 1)[-1],
-                "price": price,
-                "rating": rating,
-                "ship_days": ship,
-                "stock_qty": qty,
-                "key_attrs": values[end - n : end],
-            }
-            for pid, title, brand, path, price, rating, ship, qty, end, n in columns
-        ]
+        # The rare rows whose id, title or attributes hold a control character (written as
+        # \n, \u001f, …) are encoded by the reference instead.
+        odd = parts["control"].arg_true()
+        if len(odd):
+            rows = list(frame[odd].iter_rows())
+            parts = parts.with_columns(
+                parts["head"].scatter(
+                    odd, [_head(p, t, b, c.rsplit(" > ", 1)[-1]) for p, t, b, c, *_ in rows]
+                ),
+                parts["tail"].scatter(odd, [_tail(row[-1]) for row in rows]),
+            )
+        # A row's text is its product id, head and tail; the record says where each ends.
+        text = parts.select(pl.concat_str("pid", "head", "tail")).to_series().rechunk()
+        array = text.to_arrow().cast(pa.large_string())
+        _, offsets, data = array.buffers()
+        self.data = data.to_pybytes() if data is not None else b""
+        ends = np.frombuffer(offsets, dtype=np.int64)[array.offset :][: len(array) + 1]
+        self.records = np.empty(frame.height, dtype=_RECORD)
+        self.records["start"] = ends[:-1]
+        self.records["end"] = ends[1:]
+        self.records["pid"] = parts["pid"].str.len_chars().to_numpy()
+        self.records["head"] = self.records["pid"] + parts["head"].str.len_chars().to_numpy()
+        for field, name, kind in (
+            ("price", "price", pl.Float64),
+            ("rating", "rating", pl.Float64),
+            ("ship", "ship_days", pl.Int64),
+            ("stock", "stock_qty", pl.Int64),
+        ):
+            self.records[field] = frame[name].cast(kind).to_numpy()
+        self.finite = bool(
+            np.isfinite(self.records["price"]).all() and np.isfinite(self.records["rating"]).all()
+        )
+
+    def cards(self, rows: list[int], *, out_of_stock: bool = False) -> list[tuple[str, str, int]]:
+        """Each row's (card JSON, product id, stock shown); the JSON is :func:`card_text`'s.
+
+        ``out_of_stock`` shows every one with stock 0.
+        """
+        data, finite = self.data, self.finite
+        built = []
+        for price, rating, ship, stock, start, end, pid, head in self.records[rows].tolist():
+            text = data[start:end].decode()
+            if out_of_stock:
+                stock = 0
+            if finite:
+                card = _CARD % (text[pid:head], price, rating, ship, stock, text[head:])
+            else:
+                numbers = _NUMBERS % (_number(price), _number(rating), ship, stock)
+                card = text[pid:head] + numbers + text[head:]
+            built.append((card, text[:pid], stock))
+        return built
 
 
 class CardBook:
@@ -285,8 +316,7 @@ class CardBook:
             self._oos.clear()
             missing = set(rows)  # the rows that were kept went too
         ordered = sorted(missing)
-        for row, card in zip(ordered, self.columns.cards(ordered), strict=True):
-            book[row] = (card_text(card), card["product_id"], card["stock_qty"])
+        book.update(zip(ordered, self.columns.cards(ordered), strict=True))
 
     def texts(self, rows: list[int], oos_ids: Collection[str] = ()) -> tuple[list[str], list[str]]:
         """The cards of ``rows`` in order as compact JSON, and their product ids.
@@ -308,8 +338,8 @@ class CardBook:
     def _out_of_stock(self, row: int) -> str:
         marked = self._oos.get(row)
         if marked is None:
-            (card,) = self.columns.cards([row], out_of_stock=True)
-            marked = self._oos[row] = card_text(card)
+            ((marked, _, _),) = self.columns.cards([row], out_of_stock=True)
+            self._oos[row] = marked
         return marked
 
     def dicts(self, rows: list[int], oos_ids: Collection[str] = ()) -> list[dict[str, Any]]:

@@ -401,6 +401,55 @@ def test_card_text_is_json_dumps(card):
     assert card_text(card) == json.dumps(card, ensure_ascii=False, separators=(",", ":"))
 
 
+#: Strings weighted toward what JSON escapes: quotes, backslashes, controls, and any script.
+_ESCAPED = st.text(st.sampled_from('"\\\n\x1f/aé') | st.characters(codec="utf-8"), max_size=8)
+_ROW = st.fixed_dictionaries(
+    {
+        "product_id": _ESCAPED,
+        "title": _ESCAPED,
+        "brand": _ESCAPED,
+        # paths with overlapping separators (" > > ") and none at all
+        "category_path": st.lists(st.sampled_from(["a", ">", " > ", "", "b\n"]), max_size=4).map(
+            " > ".join
+        ),
+        "price": st.floats(),
+        "rating": st.floats(),
+        "ship_days": st.integers(-(2**62), 2**62),
+        "stock_qty": st.integers(0, 2**31),
+        "key_attrs": st.lists(_ESCAPED, max_size=4),
+    }
+)
+
+
+@given(rows=st.lists(_ROW, min_size=1, max_size=6), out_of_stock=st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_book_cards_equal_json_dumps_of_the_rows(rows, out_of_stock):
+    # The book's pre-encoded columns (vectorised escaping, the control-character fallback,
+    # the finite-float template) against json.dumps of each row's card dict.
+    import polars as pl
+
+    frame = pl.DataFrame(rows, schema_overrides={"key_attrs": pl.List(pl.String)})
+    book = CardBook(lambda: frame)
+    order = list(range(len(rows)))[::-1]
+    oos = {rows[0]["product_id"]} if out_of_stock else set()
+    texts, ids = book.texts(order, oos)
+    for i, text, pid in zip(order, texts, ids, strict=True):
+        rec = rows[i]
+        card = {
+            "product_id": rec["product_id"],
+            "title": rec["title"],
+            "brand": rec["brand"],
+            "category": rec["category_path"].rsplit(" > ", 1)[-1],
+            "price": rec["price"],
+            "rating": rec["rating"],
+            "ship_days": rec["ship_days"],
+            "stock_qty": 0 if rec["product_id"] in oos else rec["stock_qty"],
+            "key_attrs": rec["key_attrs"],
+        }
+        assert text == json.dumps(card, ensure_ascii=False, separators=(",", ":"))
+        assert pid == rec["product_id"]
+
+
 def test_result_text_is_results_encoded(index: SearchIndex):
     pids = index.store.products["product_id"]
     for k, query in enumerate(_queries(index, 6)):
