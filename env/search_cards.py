@@ -192,7 +192,6 @@ class _CardColumns:
         brands = frame["brand"].unique().to_list()
         paths = frame["category_path"].unique().to_list()
         parts = frame.select(
-            pid=pl.col("product_id"),
             head=pl.concat_str(
                 pl.lit('{"product_id":'),
                 _quoted(pl.col("product_id")),
@@ -227,16 +226,21 @@ class _CardColumns:
                 parts["tail"].scatter(odd, [_tail(row[-1]) for row in rows]),
             )
         # A row's text is its product id, head and tail; the record says where each ends.
-        text = parts.select(pl.concat_str("pid", "head", "tail")).to_series().rechunk()
-        array = text.to_arrow().cast(pa.large_string())
+        pid_chars = frame["product_id"].str.len_chars().to_numpy()
+        head_chars = parts["head"].str.len_chars().to_numpy()
+        text = parts.select(pl.concat_str(frame["product_id"], "head", "tail")).to_series()
+        del parts
+        array = text.rechunk().to_arrow().cast(pa.large_string())
+        del text
         _, offsets, data = array.buffers()
-        self.data = data.to_pybytes() if data is not None else b""
+        # A view of the Arrow buffer, not a copy: it is the one large thing the book holds.
+        self.data = memoryview(data) if data is not None else memoryview(b"")
         ends = np.frombuffer(offsets, dtype=np.int64)[array.offset :][: len(array) + 1]
         self.records = np.empty(frame.height, dtype=_RECORD)
         self.records["start"] = ends[:-1]
         self.records["end"] = ends[1:]
-        self.records["pid"] = parts["pid"].str.len_chars().to_numpy()
-        self.records["head"] = self.records["pid"] + parts["head"].str.len_chars().to_numpy()
+        self.records["pid"] = pid_chars
+        self.records["head"] = pid_chars + head_chars
         for field, name, kind in (
             ("price", "price", pl.Float64),
             ("rating", "rating", pl.Float64),
@@ -256,7 +260,7 @@ class _CardColumns:
         data, finite = self.data, self.finite
         built = []
         for price, rating, ship, stock, start, end, pid, head in self.records[rows].tolist():
-            text = data[start:end].decode()
+            text = str(data[start:end], "utf-8")
             if out_of_stock:
                 stock = 0
             if finite:
