@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from shopgen.env.parsing import ParseIssue, parse_assistant
+from shopgen.env.parsing import ParseIssue, parse_shared
 from shopgen.env.search_cache import CachedSearch
 from shopgen.env.state import EpisodeState, ErrorRecord
 from shopgen.env.tools import REGISTRY, ToolContext, ToolError, invoke
@@ -265,7 +265,7 @@ class ShopEnv:
         state = ctx.state
         if state.done:
             raise EpisodeError("the episode is over; call reset(task) to play another")
-        parsed = parse_assistant(message)
+        parsed = parse_shared(message)  # read only: never change it
         state.turns += 1
         turn = state.turns
         errors_before = len(state.errors)

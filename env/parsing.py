@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +90,60 @@ def parse_assistant(message: object) -> ParsedMessage:
     return ParsedMessage(
         "", (ParseIssue(f"cannot read an assistant message of type {type(message).__name__}"),)
     )
+
+
+#: Distinct texts and calls :func:`parse_shared` remembers before it starts over.
+_SHARED_LIMIT = 8192
+_SHARED_TEXTS: dict[str, ParsedMessage] = {}
+_SHARED_CALLS: dict[tuple[str | None, str, str, str], ToolCall | ParseIssue] = {}
+
+
+def parse_shared(message: object) -> ParsedMessage:
+    """:func:`parse_assistant`, remembered per identical text and per identical call.
+
+    For the runtime, which only reads the parse: the result, and each call's ``arguments``
+    dict, is shared by every message with the same text (a replayed transcript, a trainer's
+    group of rollouts of one task), so a caller must never change it. Raw text is remembered
+    whole; an OpenAI dict, which cannot be a key, per call (id, type, name, arguments text),
+    which spares decoding the arguments (the bulk of the parse).
+    """
+    if isinstance(message, str):
+        return _shared_text(message)
+    if isinstance(message, dict):
+        return _parse_openai(message, _shared_call, _shared_text)
+    return parse_assistant(message)
+
+
+def _shared_text(text: str) -> ParsedMessage:
+    hit = _SHARED_TEXTS.get(text)
+    if hit is None:
+        if len(_SHARED_TEXTS) >= _SHARED_LIMIT:
+            _SHARED_TEXTS.clear()
+        hit = _SHARED_TEXTS[text] = parse_text(text)
+    return hit
+
+
+def _shared_call(call: object) -> ToolCall | ParseIssue:
+    """:func:`_parse_openai_call`, remembered when everything it reads is a string."""
+    function = call.get("function") if type(call) is dict else None
+    if type(function) is not dict:
+        return _parse_openai_call(call)
+    call_id, kind = call.get("id"), call.get("type", "function")
+    name, arguments = function.get("name"), function.get("arguments", {})
+    if (
+        (call_id is not None and type(call_id) is not str)
+        or type(kind) is not str
+        or type(name) is not str
+        or type(arguments) is not str
+    ):
+        return _parse_openai_call(call)
+    key = (call_id, kind, name, arguments)
+    hit = _SHARED_CALLS.get(key)
+    if hit is None:
+        if len(_SHARED_CALLS) >= _SHARED_LIMIT:
+            _SHARED_CALLS.clear()
+        hit = _SHARED_CALLS[key] = _parse_openai_call(call)
+    return hit
 
 
 def parse_text(text: str) -> ParsedMessage:
@@ -185,16 +240,22 @@ def _content_text(content: object) -> str:
     return ""
 
 
-def _parse_openai(message: dict[str, Any]) -> ParsedMessage:
+def _parse_openai(
+    message: dict[str, Any],
+    read_call: Callable[[object], ToolCall | ParseIssue] | None = None,
+    read_text: Callable[[str], ParsedMessage] = parse_text,
+) -> ParsedMessage:
+    """An OpenAI-style message, read by :func:`parse_shared`'s remembering readers or the plain ones."""
+    read_call = read_call or _parse_openai_call
     text = _content_text(message.get("content"))
     calls = message.get("tool_calls")
     if not calls:
         # A server without a tool parser leaves Qwen's blocks in the content.
-        return parse_text(text)
-    visible = parse_text(text) if text else ParsedMessage("")
+        return read_text(text)
+    visible = read_text(text) if text else ParsedMessage("")
     if not isinstance(calls, list):
         return ParsedMessage(visible.content, (ParseIssue("tool_calls must be a list"),))
-    items = [_parse_openai_call(call) for call in calls]
+    items = [read_call(call) for call in calls]
     return ParsedMessage(visible.content, (*items, *visible.items))
 
 

@@ -22,6 +22,7 @@ in ``never_say``; a scheduled switch is said once, at its turn (:meth:`Simulated
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -33,10 +34,8 @@ from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.task import ScriptSlot, UserScript
 
 _WORD = re.compile(r"[a-z0-9]+")
-#: Rendered replies remembered process-wide (oldest dropped first): a replayed episode — the
-#: task pipeline's proof, a trainer's next epoch — asks the same reply again.
-_REPLIES_LIMIT = 8192
-_REPLIES: dict[tuple, str] = {}
+#: Rendered replies one compiled script remembers before it starts over.
+_REPLIES_LIMIT = 1024
 
 _MONEY = ("budget", "price", "spend", "cost", "afford", "how much", "maximum price", "expensive")
 _DAYS = ("delivery", "shipping", "arrive", "how soon", "how fast", "deliver", "ship", "days")
@@ -227,6 +226,8 @@ class CompiledScript:
     values: dict[str, Any] = field(default_factory=dict)  # slot name → value, before a switch
     switched: dict[str, Any] = field(default_factory=dict)  # the same after the switch
     asked: dict[str, tuple[ScriptSlot, ...]] = field(default_factory=dict)
+    answers: dict[str, tuple[tuple[ScriptSlot, ...], tuple[int, ...]]] = field(default_factory=dict)
+    rendered: dict[tuple, str] = field(default_factory=dict)  # see SimulatedUser._render
 
     def slots_asked(self, question: str) -> tuple[ScriptSlot, ...]:
         """:func:`match_slots` of ``question``, remembered."""
@@ -235,6 +236,22 @@ class CompiledScript:
             if len(self.asked) >= _ASKED_LIMIT:
                 self.asked.clear()
             hit = self.asked[question] = tuple(match_slots(self, question))
+        return hit
+
+    def answerable(self, question: str) -> tuple[tuple[ScriptSlot, ...], tuple[int, ...]]:
+        """The speakable slots ``question`` asks about, and their positions in the script.
+
+        The positions name the slots in a reply's memo key (names need not be unique).
+        """
+        hit = self.answers.get(question)
+        if hit is None:
+            if len(self.answers) >= _ASKED_LIMIT:
+                self.answers.clear()
+            slots = tuple(s for s in self.slots_asked(question) if s.name in self.speakable)
+            where = tuple(
+                next(i for i, m in enumerate(self.matchers) if m.slot is s) for s in slots
+            )
+            hit = self.answers[question] = (slots, where)
         return hit
 
 
@@ -355,17 +372,14 @@ class SimulatedUser:
         switch_text = self._switch_due(turn)
         if switch_text:
             parts.append(switch_text)
-        speakable = self.compiled.speakable
-        answered = [s for s in self.compiled.slots_asked(question) if s.name in speakable]
+        answered, where = self.compiled.answerable(question)
         if answered:
-            current = self._current()
-            slots = tuple(self._slot(s, current[s.name]) for s in answered)
-            parts.append(self._render("answer", slots))
+            parts.append(self._render("answer", where, lambda: self._answer_slots(answered)))
             for s in answered:
                 if s.omitted and s.name not in self.revealed:
                     self.revealed.append(s.name)
         elif not switch_text:
-            parts.append(self._render("dont_know", ()))
+            parts.append(self._render("dont_know", (), tuple))
         self.questions.append(
             {"turn": turn, "question": question, "answered": [s.name for s in answered]}
         )
@@ -380,12 +394,21 @@ class SimulatedUser:
         if sw is None or self.switch_said or turn < sw.turn:
             return None
         self.switch_said = True
+        return self._render("change_mind", (), self._switch_slots)
+
+    def _answer_slots(self, answered: tuple[ScriptSlot, ...]) -> tuple[Slot, ...]:
+        current = self._current()
+        return tuple(self._slot(s, current[s.name]) for s in answered)
+
+    def _switch_slots(self) -> tuple[Slot, ...]:
+        sw = self.script.switch
+        assert sw is not None  # only rendered when a switch is due
         by_name = {s.name: s for s in self.script.slots}
         slots = []
         for name, value in sw.changes:
             base = by_name.get(name)
             slots.append(self._slot(base, value) if base else self._added(name, value))
-        return self._render("change_mind", tuple(slots))
+        return tuple(slots)
 
     def _slot(self, s: ScriptSlot, value: Any) -> Slot:
         return Slot(name=s.name, value=value, kind=s.kind, label=s.label)
@@ -396,24 +419,30 @@ class SimulatedUser:
         except ConfigError:
             return Slot(name=name, value=value, kind="text", label=name.rsplit(".", 1)[-1])
 
-    def _render(self, kind: str, slots: tuple[Slot, ...]) -> str:
-        script = self.script
-        # A reply is a pure function of these; a replayed episode asks for it again.
-        said = tuple((s.name, s.kind, s.label, s.required, repr(s.value)) for s in slots)
-        key = (self.seed, self.task_id, self.replies, kind, said, script.style)
-        key += (script.p_noise, script.p_short)
+    def _render(
+        self, kind: str, where: tuple[int, ...], make: Callable[[], tuple[Slot, ...]]
+    ) -> str:
+        """The next reply of ``kind`` stating ``make()``, the slots at script positions ``where``.
+
+        A reply is a pure function of the script and the key below (the slots' values follow
+        from their positions and whether the switch was said), so it is remembered on the
+        compiled script, and a replayed episode neither builds the slots nor renders again.
+        """
+        key = (self.env, self.seed, self.task_id, self.replies, kind, where, self.switch_said)
         self.replies += 1
-        text = _REPLIES.get(key)
+        memo = self.compiled.rendered
+        text = memo.get(key)
         if text is None:
+            script = self.script
             text = render_user_reply(
                 kind,
-                slots,
+                make(),
                 style=script.style,
-                rng=stream(self.seed, "user", self.task_id, key[2]),
+                rng=stream(self.seed, "user", self.task_id, key[3]),
                 p_noise=script.p_noise,
                 p_short=script.p_short,
             ).text
-            if len(_REPLIES) >= _REPLIES_LIMIT:
-                _REPLIES.pop(next(iter(_REPLIES)))
-            _REPLIES[key] = text
+            if len(memo) >= _REPLIES_LIMIT:
+                memo.clear()
+            memo[key] = text
         return text

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
 
 from shopgen.env.tools.context import ToolContext
-from shopgen.env.tools.registry import ToolError, tool
+from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
 from shopgen.env.user import SimulatedUser, compile_script
 from shopgen.schemas.errors import ConfigError
 
@@ -25,7 +25,7 @@ def customer(ctx: ToolContext) -> SimulatedUser:
 
 
 @tool("read")
-def ask_user(ctx: ToolContext, question: str) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+def ask_user(ctx: ToolContext, question: str) -> Encoded:  # noqa: D417  (ctx is the runtime's, not the agent's)
     """Ask the customer a clarifying question; returns their reply.
 
     Args:
@@ -39,4 +39,10 @@ def ask_user(ctx: ToolContext, question: str) -> dict[str, Any]:  # noqa: D417  
     out = user.reply(question, ctx.state.turns)
     ctx.state.extra["questions"] = user.questions
     ctx.state.extra["revealed_slots"] = user.revealed
-    return out
+    return _reply_result(out["reply"])
+
+
+@lru_cache(maxsize=8192)
+def _reply_result(reply: str) -> Encoded:
+    """``{"reply": reply}`` encoded once per text: a replayed episode hears the same replies."""
+    return encoded({"reply": reply})

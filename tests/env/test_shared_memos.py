@@ -1,0 +1,130 @@
+"""The runtime's second-round scoring memos (issue #7) change nothing an episode shows.
+
+``parse_shared`` hands every caller the same parse (and the same ``arguments`` dicts), the
+simulated customer remembers rendered replies on its compiled script, and ``ask_user`` its
+encoded result: each must equal the plain computation, and playing must never change a
+remembered value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shopgen.env import parsing
+from shopgen.env.episode import ShopEnv
+from shopgen.env.parsing import parse_assistant, parse_shared
+from shopgen.env.tools import dialogue
+from shopgen.env.user import SimulatedUser, compile_script
+from shopgen.policies import POLICIES
+from shopgen.policies import play as play_policy
+from shopgen.schemas.envs import ENV_NAMES
+from shopgen.taskgen import TaskFactory
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=5), c, max_size=3),
+    max_leaves=10,
+)
+arguments = st.one_of(
+    json_values,
+    st.dictionaries(st.text(max_size=5), json_values, max_size=3).map(json.dumps),
+    st.text(max_size=12),
+)
+calls = st.fixed_dictionaries(
+    {},
+    optional={
+        "id": st.none() | st.text(max_size=4) | st.integers(),
+        "type": st.sampled_from(["function", "code"]) | st.none(),
+        "function": st.fixed_dictionaries(
+            {}, optional={"name": st.text(max_size=6) | st.integers(), "arguments": arguments}
+        )
+        | json_values,
+    },
+)
+messages = st.fixed_dictionaries(
+    {},
+    optional={
+        "content": st.none() | st.text(max_size=20),
+        "tool_calls": st.lists(calls | json_values, max_size=3) | json_values,
+    },
+)
+
+
+@given(messages)
+def test_shared_parse_of_a_dict_equals_the_plain_parse_cold_and_warm(message):
+    plain = parse_assistant(message)
+    assert parse_shared(message) == plain
+    assert parse_shared(message) == plain  # now remembered
+
+
+@given(st.text(max_size=60) | st.just('<tool_call>{"name": "cart_view", "arguments": {}}'))
+def test_shared_parse_of_text_equals_the_plain_parse(text):
+    assert parse_shared(text) == parse_assistant(text)
+    assert parse_shared(text) == parse_assistant(text)
+
+
+@pytest.fixture(scope="module")
+def shop(indexed_catalog_dir: Path) -> ShopEnv:
+    return ShopEnv(indexed_catalog_dir)
+
+
+def _transcripts(shop: ShopEnv, rows: list) -> list[str]:
+    out = []
+    for row in rows:
+        for policy in POLICIES:
+            score = play_policy(shop, row, policy)
+            out.append(json.dumps([shop.transcript, repr(score)], sort_keys=True, default=repr))
+    return out
+
+
+def test_playing_never_changes_a_shared_parse_and_warm_replays_equal_cold_ones(shop):
+    factory = TaskFactory(shop, seed=0)
+    rows = [factory.make(name, d, 0).row for name in ENV_NAMES for d in (0, 6)]
+    warm_before = _transcripts(shop, rows)
+    # Every remembered parse still equals a fresh parse of its key: nothing changed them.
+    for (call_id, kind, name, args), parsed in parsing._SHARED_CALLS.items():
+        call = {"type": kind, "function": {"name": name, "arguments": args}}
+        if call_id is not None:
+            call["id"] = call_id
+        assert parsed == parsing._parse_openai_call(call)
+    for text, parsed in parsing._SHARED_TEXTS.items():
+        assert parsed == parse_assistant(text)
+    # Replaying on warm memos, then on cold ones, shows the same transcripts and scores.
+    assert _transcripts(shop, rows) == warm_before
+    parsing._SHARED_CALLS.clear()
+    parsing._SHARED_TEXTS.clear()
+    compile_script.cache_clear()
+    dialogue._reply_result.cache_clear()
+    assert _transcripts(shop, rows) == warm_before
+
+
+class _Forgetful(dict):
+    """A memo that remembers nothing: the plain computation to compare against."""
+
+    def __setitem__(self, key, value) -> None:
+        pass
+
+
+def test_remembered_replies_equal_replies_rendered_on_a_fresh_script(shop):
+    factory = TaskFactory(shop, seed=0)
+    for name in ("cart", "journey", "returns"):
+        row = factory.make(name, 6, 0).row
+        questions = ["How many do you need?", "Which colour?", "What is it for?", "Which size?"]
+        questions += questions  # a repeated question is a new reply (its index is in the key)
+
+        def ask(compiled, row=row, questions=questions) -> list[str]:
+            user = SimulatedUser(compiled, row.env, row.seed, row.task_id)
+            said = [user.reply(q, turn)["reply"] for turn, q in enumerate(questions, 1)]
+            return [*said, user.at_turn_end(99) or ""]
+
+        warm = compile_script(row.user_script)
+        first = ask(warm)
+        assert ask(warm) == first  # every reply from the memo
+        plain = dataclasses.replace(warm, rendered=_Forgetful())
+        assert ask(plain) == first  # every reply rendered anew
