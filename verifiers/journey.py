@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from functools import lru_cache
 from typing import Any
 
 from shopgen.env.state import EpisodeState
@@ -76,11 +77,32 @@ def step_state(
     ]
     extra = {**state.extra, "questions": questions}
     if listed is None:
-        return dataclasses.replace(state, final_text=text, extra=extra)
+        return _replace(state, final_text=text, extra=extra)
     extra["recommended_facts"] = dict(listed.get("facts", {}))
-    return dataclasses.replace(
+    return _replace(
         state, final_text=text, extra=extra, recommendations=list(listed.get("product_ids", []))
     )
+
+
+_STATE_FIELDS = tuple(f.name for f in dataclasses.fields(EpisodeState))
+
+
+def _replace(state: EpisodeState, **changes: Any) -> EpisodeState:
+    """``dataclasses.replace(state, **changes)`` without its per-call field introspection.
+
+    Every field is set (none has ``init=False``), so the view is the one ``replace`` makes:
+    the unchanged containers shared with ``state``.
+    """
+    view = EpisodeState.__new__(EpisodeState)
+    for name in _STATE_FIELDS:
+        setattr(view, name, changes[name] if name in changes else getattr(state, name))
+    return view
+
+
+@lru_cache(maxsize=16)
+def _sub_verifier(env: str) -> Any:
+    """The verifier of a step's environment, imported once (not once per step)."""
+    return load_entry_point(env_spec(env).verifier)
 
 
 def texts(final: str | None, n: int) -> list[str | None]:
@@ -112,7 +134,7 @@ def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]])
     owned = owned_lists(steps, state.extra.get("recommendation_lists", []))
     scores = []
     for i, (step, step_task) in enumerate(zip(steps, _step_tasks(task), strict=True)):
-        sub_verify = load_entry_point(env_spec(step["env"]).verifier)
+        sub_verify = _sub_verifier(step["env"])
         listed = owned.get(i, {}) if step["env"] in RECOMMEND_ENVS else None
         view = step_state(state, i, per_step[i], listed)
         scores.append(sub_verify(step_task, view, transcript))

@@ -33,6 +33,18 @@ def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()
     return bool(values) and all(number_matches(v, truth, unit=unit) for v in values)
 
 
+@lru_cache(maxsize=4096, typed=True)
+def _answer_right(
+    text: str, kind: str, value: Any, unit: str | None, ignore: tuple[float, ...]
+) -> bool:
+    """:func:`answer_right` on the goal's answer fields, remembered.
+
+    A pure function of them: scoring replays the same final messages, and reading numbers
+    out of them is most of the grading.
+    """
+    return answer_right(text, {"kind": kind, "value": value, "unit": unit}, ignore)
+
+
 def needed_unsaid(task: TaskRow) -> list[str]:
     """Facts the deciding rule tests that the first message did not state."""
     return list(_needed_unsaid(task.goal, task.user_script))
@@ -67,7 +79,8 @@ def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]])
         if k in ("days", "order_total", "price") and isinstance(v, int | float)
     )
     parts = {
-        "answer": bool(text.strip()) and answer_right(text, goal, ignore),
+        "answer": bool(text.strip())
+        and _answer_right(text, goal["kind"], goal["value"], goal.get("unit"), ignore),
         "searched": any(name == "policy_search" for _, name, _ in state.tool_calls),
         "asked": set(needed_unsaid(task)) <= _asked(state),
     }

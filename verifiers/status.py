@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from shopgen.env.state import EpisodeState
@@ -17,18 +18,39 @@ def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]])
     """Grade the final message: status (and nothing contradicting it), date, tracking, carrier."""
     goal = decoded(task, "goal")
     text = state.final_text or ""
-    today = date.fromisoformat(
-        decoded(task, "episode").get("today") or goal["date"] or "2026-01-01"
+    today = decoded(task, "episode").get("today") or goal["date"] or "2026-01-01"
+    parts = dict(
+        _parts(
+            text, goal["status"], goal["date"], goal["tracking_number"], goal.get("carrier"), today
+        )
     )
-    parts = {"status": status_stated(text, goal["status"])}
-    if goal["date"]:
-        parts["date"] = date.fromisoformat(goal["date"]) in dates_in(text, year=today.year)
-    if goal["tracking_number"]:
-        parts["tracking"] = code_stated(text, goal["tracking_number"])
-    if goal.get("carrier"):  # absent from 1.0 goals
-        parts["carrier"] = carrier_stated(text, goal["carrier"])
     right = sum(parts.values())
     r_task = 2 * right / len(parts) - 1 if text.strip() else -1.0
     return compose(
         task, state, r_task=r_task, correct=right == len(parts), details={"parts": parts}
     )
+
+
+@lru_cache(maxsize=4096)
+def _parts(
+    text: str,
+    status: str,
+    day: str | None,
+    tracking: str | None,
+    carrier: str | None,
+    today: str,
+) -> tuple[tuple[str, bool], ...]:
+    """Which of the goal's facts the text states, as (part, right) pairs.
+
+    A pure function of the text and the facts, remembered: scoring replays the same final
+    messages, and reading dates and statuses out of them is most of the grading.
+    """
+    year = date.fromisoformat(today).year
+    parts = {"status": status_stated(text, status)}
+    if day:
+        parts["date"] = date.fromisoformat(day) in dates_in(text, year=year)
+    if tracking:
+        parts["tracking"] = code_stated(text, tracking)
+    if carrier:  # absent from 1.0 goals
+        parts["carrier"] = carrier_stated(text, carrier)
+    return tuple(parts.items())

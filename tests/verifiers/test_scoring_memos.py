@@ -91,3 +91,39 @@ def test_per_object_remembers_by_identity_not_by_content():
     assert memo({"y": 2}) == 3  # full: starts over
     assert memo(a) == 4
     assert made == [a, b, {"y": 2}, a]
+
+
+def test_journey_state_view_equals_dataclasses_replace(shop, factory):
+    import dataclasses
+
+    from shopgen.verifiers import journey
+
+    row = factory.make("journey", 6, 1).row
+    play(shop, row, json.loads(row.oracle))
+    state = shop.state
+    for changes in (
+        {"final_text": "x", "extra": {"a": 1}},
+        {"final_text": None, "extra": {}, "recommendations": ["p"]},
+    ):
+        view = journey._replace(state, **changes)
+        ref = dataclasses.replace(state, **changes)
+        assert view == ref
+        for f in dataclasses.fields(state):  # the same objects shared, as replace shares them
+            assert getattr(view, f.name) is getattr(ref, f.name)
+
+
+@pytest.mark.parametrize("env_name", ["status", "policy"])
+def test_remembered_text_grading_equals_a_fresh_grading(shop, factory, env_name):
+    from shopgen.verifiers import policy, status
+
+    for d in (0, 5, 10):
+        for k in range(2):
+            row = factory.make(env_name, d, k).row
+            for name in ("oracle", "heuristic", "random"):
+                play_policy(shop, row, name)
+                state, verify = shop.state, get_verifier(env_name)
+                warm = verify(row, state, shop.transcript)
+                assert verify(row, state, shop.transcript) == warm  # a memo hit
+                status._parts.cache_clear()
+                policy._answer_right.cache_clear()
+                assert verify(row, state, shop.transcript) == warm  # graded anew
