@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from shopgen.env.state import EpisodeState
-from shopgen.env.verifier import Score
+from shopgen.env.verifier import Score, copy_data
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import compose
 from shopgen.verifiers.rows import PerObject, decoded
@@ -49,20 +49,35 @@ def unit_f1(wanted: Counter[Key], got: Counter[Key]) -> tuple[Fraction, Fraction
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
     """Grade the final cart against the goal's cart."""
-    wanted = _goal_units(decoded(task, "goal"))
-    got = cart_units(state.cart)
+    goal = decoded(task, "goal")
+    graded = _graded(goal)
+    key = tuple(state.cart.items())
+    hit = graded.get(key)
+    if hit is None:
+        if len(graded) >= _GRADED_LIMIT:
+            graded.clear()
+        hit = graded[key] = grade(_goal_units(goal), state.cart)
+    r_task, correct, details = hit
+    return compose(task, state, r_task=r_task, correct=correct, details=copy_data(details))
+
+
+def grade(wanted: Counter[Key], cart: dict[Key, int]) -> tuple[float, bool, dict[str, Any]]:
+    """(r_task, correct, details) of a final cart: a pure function of the goal and the cart."""
+    got = cart_units(cart)
     precision, recall, f1 = unit_f1(wanted, got)
     r_task = 2 * f1 - 1 if got else Fraction(-1)
-    return compose(
-        task,
-        state,
-        r_task=float(r_task),
-        correct=got == wanted,
-        details={
-            "precision": str(precision),
-            "recall": str(recall),
-            "f1": str(f1),
-            "missing": sorted(map(list, (wanted - got).keys()), key=str),
-            "extra": sorted(map(list, (got - wanted).keys()), key=str),
-        },
-    )
+    details = {
+        "precision": str(precision),
+        "recall": str(recall),
+        "f1": str(f1),
+        "missing": sorted(map(list, (wanted - got).keys()), key=str),
+        "extra": sorted(map(list, (got - wanted).keys()), key=str),
+    }
+    return float(r_task), got == wanted, details
+
+
+#: Distinct final carts whose grading one goal remembers.
+_GRADED_LIMIT = 64
+#: Per shared goal object: final cart (its lines in order) → :func:`grade`. Scoring replays
+#: the same carts again and again; the remembered details are copied out, never handed over.
+_graded = PerObject(lambda goal: {}, limit=1024)

@@ -75,6 +75,29 @@ def cart_summary(ctx: ToolContext) -> Encoded:
     return ctx.memo_read(key, lambda: encoded(_summary(ctx)))
 
 
+def _cart_result(
+    ctx: ToolContext,
+    verb: str,
+    product_id: str,
+    variant_id: str | None,
+    quantity: int | None = None,
+) -> Encoded:
+    """``{verb: the line changed, "cart": cart_summary}`` of a cart change, remembered.
+
+    A pure function of the change and the cart after it, so a replayed change is one memo
+    look-up instead of two plus an encoding. ``quantity`` is None for a removal (not shown).
+    """
+    key = ("cart_result", verb, product_id, variant_id, quantity, *ctx.state.cart.items())
+
+    def make() -> Encoded:
+        line: dict[str, Any] = {"product_id": product_id, "variant_id": variant_id}
+        if quantity is not None:
+            line["quantity"] = quantity
+        return encoded_object(**{verb: line, "cart": cart_summary(ctx)})
+
+    return ctx.memo_read(key, make)
+
+
 def _summary(ctx: ToolContext) -> dict[str, Any]:
     lines, total, items = [], 0.0, 0
     for (pid, vid), quantity in ctx.state.cart.items():
@@ -119,10 +142,7 @@ def cart_add(  # noqa: D417  (ctx is the runtime's, not the agent's)
     _check_quantity(total, 1)
     _check_stock(ctx, product, variant, total)
     ctx.state.cart[key] = total
-    return encoded_object(
-        added={"product_id": product_id, "variant_id": key[1], "quantity": quantity},
-        cart=cart_summary(ctx),
-    )
+    return _cart_result(ctx, "added", product_id, key[1], quantity)
 
 
 @tool("read")
@@ -142,9 +162,7 @@ def cart_remove(ctx: ToolContext, product_id: str, variant_id: str | None = None
     """
     key = _line_key(ctx, product_id, variant_id)
     del ctx.state.cart[key]
-    return encoded_object(
-        removed={"product_id": key[0], "variant_id": key[1]}, cart=cart_summary(ctx)
-    )
+    return _cart_result(ctx, "removed", key[0], key[1])
 
 
 @tool("write")
@@ -167,7 +185,4 @@ def cart_update_quantity(  # noqa: D417  (ctx is the runtime's, not the agent's)
         product, variant = _resolve(ctx, *key)
         _check_stock(ctx, product, variant, quantity)
         ctx.state.cart[key] = quantity
-    return encoded_object(
-        updated={"product_id": key[0], "variant_id": key[1], "quantity": quantity},
-        cart=cart_summary(ctx),
-    )
+    return _cart_result(ctx, "updated", key[0], key[1], quantity)

@@ -101,6 +101,7 @@ def test_playing_never_changes_a_shared_parse_and_warm_replays_equal_cold_ones(s
     parsing._SHARED_TEXTS.clear()
     compile_script.cache_clear()
     dialogue._reply_result.cache_clear()
+    shop._shared.memo.clear()  # catalog reads and cart results
     assert _transcripts(shop, rows) == warm_before
 
 

@@ -127,3 +127,35 @@ def test_remembered_text_grading_equals_a_fresh_grading(shop, factory, env_name)
                 status._parts.cache_clear()
                 policy._answer_right.cache_clear()
                 assert verify(row, state, shop.transcript) == warm  # graded anew
+
+
+_carts = st.dictionaries(
+    st.tuples(st.sampled_from(["P1", "P2", "P3"]), st.sampled_from([None, "V1", "V2"])),
+    st.integers(-1, 4),
+    max_size=4,
+)
+
+
+@settings(max_examples=80)
+@given(goal_cart=_carts, final=_carts)
+def test_remembered_cart_grading_equals_grading_anew(goal_cart, final):
+    from shopgen.env.state import EpisodeState
+    from shopgen.verifiers import cart
+
+    lines = [
+        {"product_id": p, "variant_id": v, "quantity": q}
+        for (p, v), q in goal_cart.items()
+        if q > 0
+    ]
+    goal = json.dumps({"cart": lines, "min_turns": 2})
+    row = TaskRow.model_construct(goal=goal, theta={"T_max": 8})
+    state = EpisodeState(cart=dict(final), turns=3)
+    first = cart.verify(row, state, [])
+    first.details["missing"].append(["mutated by a caller"])  # must not reach the memo
+    again = cart.verify(row, state, [])  # the memo's hit
+    fresh = cart.grade(cart.goal_units(json.loads(goal)), dict(final))
+    assert (again.r_task, again.details) == (
+        round(fresh[0], 6),
+        fresh[2],
+    )
+    assert again.is_correct == (fresh[1] and fresh[0] == 1.0)
