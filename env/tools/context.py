@@ -18,12 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from shopgen.env.state import EpisodeState
-from shopgen.env.tools.registry import Encoded, ToolError
+from shopgen.env.tools.registry import ToolError
 from shopgen.gen.store import CatalogStore
 from shopgen.schemas.task import TaskRow
+
+T = TypeVar("T")
 
 #: Results a catalog's memo holds before it starts over (a few KB each: tens of MB at most).
 MEMO_LIMIT = 8192
@@ -82,11 +84,12 @@ class ToolContext:
             memo={} if memo is None else memo,
         )
 
-    def memo_read(self, key: tuple[Any, ...], make: Callable[[], Encoded]) -> Encoded:
-        """A catalog read's encoded result, remembered across episodes under ``key``.
+    def memo_read(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:
+        """A tool result (mostly its encoded text), remembered across episodes under ``key``.
 
         ``key`` must determine the result: the tool's name, the catalog ids it reads and the
-        episode's stock of each (the only episode state such a result shows). Remembering the
+        episode state the result shows (the stock of each product, for catalog reads; the
+        started returns, for order details). Remembering the
         encoded text spares a replay, and every later episode that reads the same product,
         both building and encoding the result (issue #7's throughput).
         """

@@ -108,13 +108,21 @@ def _orders_list(ctx: ToolContext) -> dict[str, Any]:
 
 
 @tool("read")
-def order_get_details(ctx: ToolContext, order_id: str) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+def order_get_details(ctx: ToolContext, order_id: str) -> Encoded:  # noqa: D417  (ctx is the runtime's, not the agent's)
     """Get one order's status, shipping method, tracking, delivery dates and lines.
 
     Args:
         order_id: the order's id as shown by orders_list (e.g. 659-0005725-1139123).
     """
     o = own_order(ctx, order_id)
+    # The details read the shared world and, of the episode, only the returns and exchanges
+    # started in it (line statuses): a pure function of the order and those.
+    started = ctx.state.extra.get("return_lines")
+    key = ("order_get_details", o["order_id"], *(started.items() if started else ()))
+    return ctx.memo_read(key, lambda: encoded(_order_details(ctx, o)))
+
+
+def _order_details(ctx: ToolContext, o: dict[str, Any]) -> dict[str, Any]:
     lines = []
     for ln in ctx.store.lines_of(o["order_id"]):
         entry: dict[str, Any] = {

@@ -17,7 +17,7 @@ from weakref import WeakKeyDictionary
 
 from shopgen.env.tools.context import ToolContext
 from shopgen.env.tools.orders import customer_id, line_status, own_order
-from shopgen.env.tools.registry import ToolError, tool
+from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
 from shopgen.gen.seeding import stable_hash
 from shopgen.gen.store import BoundedCache
 from shopgen.schemas.policy import FACT_VALUES
@@ -149,11 +149,35 @@ def _check_method(method: str) -> str:
 
 def assess(
     ctx: ToolContext, order_id: str, product_id: str, variant_id: str | None, reason: str
-) -> dict[str, Any]:
-    """Everything the store decides about returning one line: eligibility, window, fees."""
-    memo = decisions(ctx.store)
+) -> tuple[dict[str, Any], Encoded]:
+    """Everything the store decides about returning one line: eligibility, window, fees.
+
+    Returned as a dict and as its encoded text, remembered on everything it reads.
+    Besides the shared world (order, line, product, customer, policy), that is the episode's
+    status of the line (returns started in it), the item's condition and the episode's day;
+    the order fixes the customer. The dict is shared by every caller: read it, never change it.
+    """
     order = own_order(ctx, order_id)
     line = _line(ctx, order, product_id, variant_id)
+    conditions = ctx.episode.get("item_condition") or {}
+    condition = (
+        conditions.get(line["product_id"], "unopened") if isinstance(conditions, dict) else None
+    )
+
+    def make() -> tuple[dict[str, Any], Encoded]:
+        info = _assess_line(ctx, order, line, reason)
+        return info, encoded(info)
+
+    if type(condition) is not str:  # an odd episode: not worth a memo key
+        return make()
+    status = line_status(ctx, order["order_id"], line)
+    today = str(ctx.episode.get("today") or ctx.store.manifest.config.get("today"))
+    key = ("assess", order["order_id"], line["line_no"], reason, status, condition, today)
+    return ctx.memo_read(key, make)
+
+
+def _assess_line(ctx: ToolContext, order: dict, line: dict, reason: str) -> dict[str, Any]:
+    memo = decisions(ctx.store)
     status = line_status(ctx, order["order_id"], line)
     out: dict[str, Any] = {
         "order_id": order["order_id"],
@@ -219,7 +243,7 @@ def return_check_eligibility(  # noqa: D417  (ctx is the runtime's, not the agen
     product_id: str,
     reason: str = "changed_mind",
     variant_id: str | None = None,
-) -> dict[str, Any]:
+) -> Encoded:
     """Check whether an item of an order can be returned, and what a return would cost.
 
     Returns eligibility with the policy's explanation, the return window, days since delivery,
@@ -233,7 +257,7 @@ def return_check_eligibility(  # noqa: D417  (ctx is the runtime's, not the agen
         variant_id: the line's variant_id, only needed when the order holds several variants
             of the product.
     """
-    return assess(ctx, order_id, product_id, variant_id, _check_reason(reason))
+    return assess(ctx, order_id, product_id, variant_id, _check_reason(reason))[1]
 
 
 @tool("write")
@@ -255,7 +279,7 @@ def return_start(  # noqa: D417  (ctx is the runtime's, not the agent's)
         variant_id: the line's variant_id, only needed when the order holds several variants
             of the product.
     """
-    info = assess(ctx, order_id, product_id, variant_id, _check_reason(reason))
+    info, _ = assess(ctx, order_id, product_id, variant_id, _check_reason(reason))
     _check_method(method)
     if not info["eligible"]:
         raise ToolError(f"return refused: {info['explanation']}", "refused")
@@ -302,7 +326,7 @@ def exchange_start(  # noqa: D417  (ctx is the runtime's, not the agent's)
         variant_id: the line's current variant_id, only needed when the order holds several
             variants of the product.
     """
-    info = assess(ctx, order_id, product_id, variant_id, _check_reason(reason))
+    info, _ = assess(ctx, order_id, product_id, variant_id, _check_reason(reason))
     new = ctx.store.variant(new_variant_id)
     if new is None:
         raise ToolError(f"no variant with variant_id {new_variant_id!r}", "not_found")

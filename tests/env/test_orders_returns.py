@@ -343,3 +343,39 @@ def test_remembered_order_listings_follow_each_episodes_history(store, world):
         assert warm.state.shown_ids == fresh.state.shown_ids
         listings.add(want)
     assert len(listings) == 2
+
+
+def test_remembered_order_details_and_assessments_follow_each_episodes_state(store, world):
+    """order_get_details and the return tools are memoised on the episode state they read
+    (started returns, item condition, today): a warm env shows what a fresh one does, step
+    by step, before and after a return changes a line's status."""
+    uid, oid, pid = world["eligible"]
+    check_args = {"order_id": oid, "product_id": pid}
+    calls = [
+        call("order_get_details", order_id=oid),
+        call("return_check_eligibility", **check_args, reason="defective"),
+        call("return_start", **check_args, reason="defective", method="mail"),
+        call("order_get_details", order_id=oid),
+        call("return_check_eligibility", **check_args, reason="defective"),
+        call("return_start", **check_args, reason="changed_mind", method="mail"),
+    ]
+    episodes = [
+        {"user_id": uid},
+        {"user_id": uid, "item_condition": {pid: "opened"}},
+        {"user_id": uid, "today": "2031-01-01"},
+    ]
+    warm = ShopEnv(store)
+    seen = set()
+    for episode in episodes * 2:
+        row = make_row(store, env="returns", d=4, episode=episode, T_max=40, B_tool=5)
+        fresh = ShopEnv(store)
+        fresh.reset(row)
+        warm.reset(row)
+        for message in calls:
+            fresh._shared.memo.clear()  # the reference remembers nothing
+            want = fresh.step(message)[0]["messages"][0]["content"]
+            assert warm.step(message)[0]["messages"][0]["content"] == want
+            seen.add(want)
+        assert warm.state.extra == fresh.state.extra
+        assert warm.state.shown_ids == fresh.state.shown_ids
+    assert len(seen) > len(calls)  # the episodes' states did change what was shown
