@@ -180,7 +180,7 @@ class ShopEnv:
             without one): for exploring hand-made tasks that have no hidden goal.
     """
 
-    __slots__ = ("_ctx", "_offered", "_score", "_shared", "_tools", "transcript")
+    __slots__ = ("_ctx", "_limits", "_offered", "_score", "_shared", "_tools", "transcript")
 
     def __init__(
         self, catalog: CatalogStore | str | Path, *, search: Any = None, score: bool = True
@@ -189,6 +189,7 @@ class ShopEnv:
         self._shared = _Shared(store, search)
         self._score = score
         self._ctx: ToolContext | None = None
+        self._limits = (0, 0)  # the task's (B_tool, T_max), read once per reset
         self._offered: frozenset[str] = frozenset()
         self._tools: list[dict[str, Any]] = []
         self.transcript: list[dict[str, Any]] = []
@@ -203,6 +204,7 @@ class ShopEnv:
         env._shared = self._shared
         env._score = self._score if score is None else score
         env._ctx = None
+        env._limits = (0, 0)
         env._offered = frozenset()
         env._tools = []
         env.transcript = []
@@ -240,6 +242,7 @@ class ShopEnv:
         search = self._shared.search_index() if "catalog_search" in self._offered else None
         shared = self._shared
         self._ctx = ToolContext.create(shared.store, row, episode, search, shared.memo)
+        self._limits = (row.axis("B_tool"), row.axis("T_max"))
         self.transcript = [dict(m) for m in messages]
         return {"messages": [dict(m) for m in messages], "tools": self._tools}
 
@@ -271,7 +274,7 @@ class ShopEnv:
         errors_before = len(state.errors)
         self.transcript.append(_assistant_record(message))
         results: list[dict[str, Any]] = []
-        budget = ctx.task.axis("B_tool")
+        budget, t_max = self._limits
         for i, item in enumerate(parsed.items):
             call_id = item.call_id or f"call_{turn}_{i}"
             if i >= budget:
@@ -295,7 +298,7 @@ class ShopEnv:
             )
         if parsed.calls_attempted:
             state.calls_per_turn.append(len(parsed.items))
-        if parsed.calls_attempted and turn < ctx.task.axis("T_max"):
+        if parsed.calls_attempted and turn < t_max:
             said = _customer_speaks(ctx, turn)
             if said is not None:
                 results.append({"role": "user", "content": said})
@@ -304,7 +307,7 @@ class ShopEnv:
             "turn": turn,
             "errors": [_error_dict(e) for e in state.errors[errors_before:]],
         }
-        if not parsed.calls_attempted or turn >= ctx.task.axis("T_max"):
+        if not parsed.calls_attempted or turn >= t_max:
             state.done = True
             state.final_text = parsed.content
             return {"messages": results}, True, self._finish(info), info

@@ -43,8 +43,19 @@ class Score:
         }
 
 
+#: Leaf types :func:`copy_data` returns as they are, tested first: most values are leaves.
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def copy_data(value: Any) -> Any:
     """A deep copy of JSON-like data (dicts, lists, tuples, scalars): ~5× faster than deepcopy."""
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    if kind is dict:
+        return {k: copy_data(v) for k, v in value.items()}
+    if kind is list:
+        return [copy_data(v) for v in value]
     if isinstance(value, dict):
         return {k: copy_data(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -71,6 +71,9 @@ class Param:
     #: Value types :func:`_convert` returns unchanged (``str | None`` → str and NoneType): a
     #: value of exactly one of them skips the walk over the annotation (the hot path).
     exact: tuple[type, ...] = ()
+    #: The same for the items of a list argument (``list[str]`` → str): a list of only such
+    #: items is copied as it is, without converting item by item.
+    item_exact: tuple[type, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +106,11 @@ class ToolSpec:
                     raise ToolError(f"{self.name} needs argument {p.name!r}", "bad_arguments")
                 continue
             value = arguments[p.name]
-            if type(value) in p.exact:
+            kind = type(value)
+            if kind in p.exact:
                 out[p.name] = value
+            elif kind is list and p.item_exact and all(type(v) in p.item_exact for v in value):
+                out[p.name] = list(value)
             else:
                 out[p.name] = _convert(self.name, p.name, value, p.annotation, loose)
         return out
@@ -135,8 +141,12 @@ def build_spec(fn: Callable[..., Any], kind: ToolKind) -> ToolSpec:
         if name not in arg_docs:
             raise ValueError(f"tool {fn.__name__}: argument {name!r} has no docstring entry")
         schema = {**_json_schema(_strip_none(annotation)), "description": arg_docs[name]}
+        target = _strip_none(annotation)
+        items = _exact(typing.get_args(target)[0]) if typing.get_origin(target) is list else ()
         params.append(
-            Param(name, annotation, not (optional or has_default), schema, _exact(annotation))
+            Param(
+                name, annotation, not (optional or has_default), schema, _exact(annotation), items
+            )
         )
     schema = {
         "type": "function",

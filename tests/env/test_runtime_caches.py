@@ -178,6 +178,29 @@ def test_fast_validate_equals_the_reference(data):
     assert repr(fast) == repr(reference)  # repr: nan != nan, and 1 == 1.0 == True
 
 
+@settings(max_examples=100)
+@given(st.data())
+def test_fast_validate_of_list_arguments_equals_the_reference(data):
+    """Lists of exactly the item type are copied as they are; any other list is walked."""
+    from shopgen.env.tools import REGISTRY
+
+    specs = sorted(n for n, s in REGISTRY.items() if any(p.item_exact for p in s.params))
+    assert specs, "some tool takes a list argument"
+    spec = REGISTRY[data.draw(st.sampled_from(specs))]
+    item = st.text(max_size=4) | st.integers() | st.floats(allow_nan=False) | st.booleans()
+    arguments = {
+        p.name: data.draw(st.lists(item, max_size=4) | st.lists(st.text(max_size=4), max_size=4))
+        for p in spec.params
+        if p.item_exact
+    }
+    loose = data.draw(st.booleans())
+    fast = _outcome(lambda: spec.validate(arguments, loose=loose))
+    reference = _outcome(lambda: _reference_validate(spec, arguments, loose))
+    assert repr(fast) == repr(reference)
+    if fast[0] == "ok":  # a copy: the tool may keep it without sharing the caller's list
+        assert all(fast[1][k] is not v for k, v in arguments.items())
+
+
 def test_memoised_catalog_reads_show_each_episodes_own_stock(store, picks):
     """A read remembered in one episode is not shown in another whose stock differs."""
     warm = ShopEnv(store)
@@ -255,3 +278,39 @@ def test_remembered_policy_searches_equal_fresh_ones(store):
         want = fresh.step(call("policy_search", query=query))[0]["messages"][0]["content"]
         assert warm.step(call("policy_search", query=query))[0]["messages"][0]["content"] == want
         assert "results" in want
+
+
+_data = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+    lambda c: (
+        st.lists(c, max_size=3)
+        | st.lists(c, max_size=3).map(tuple)
+        | st.dictionaries(st.text(max_size=4), c, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@given(_data)
+def test_copy_data_is_a_deep_copy(value):
+    import copy
+
+    from shopgen.env.verifier import copy_data
+
+    copied = copy_data(value)
+    assert copied == copy.deepcopy(value)
+    assert type(copied) is type(value)
+
+    def containers(v):
+        if isinstance(v, dict):
+            yield v
+            for item in v.values():
+                yield from containers(item)
+        elif isinstance(v, list | tuple):
+            if isinstance(v, list):
+                yield v
+            for item in v:
+                yield from containers(item)
+
+    originals = {id(c) for c in containers(value)}
+    assert not originals & {id(c) for c in containers(copied)}  # no dict or list shared
