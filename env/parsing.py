@@ -92,6 +92,8 @@ def parse_assistant(message: object) -> ParsedMessage:
     )
 
 
+#: The parse of an empty message (immutable, so one is enough).
+_NOTHING = ParsedMessage("")
 #: Distinct texts and calls :func:`parse_shared` remembers before it starts over.
 _SHARED_LIMIT = 8192
 _SHARED_TEXTS: dict[str, ParsedMessage] = {}
@@ -252,7 +254,7 @@ def _parse_openai(
     if not calls:
         # A server without a tool parser leaves Qwen's blocks in the content.
         return read_text(text)
-    visible = read_text(text) if text else ParsedMessage("")
+    visible = read_text(text) if text else _NOTHING
     if not isinstance(calls, list):
         return ParsedMessage(visible.content, (ParseIssue("tool_calls must be a list"),))
     items = [read_call(call) for call in calls]
