@@ -214,8 +214,9 @@ _ASKED_LIMIT = 256
 class CompiledScript:
     """A user script parsed and its slot matchers compiled (shared across episodes).
 
-    Immutable but for ``asked``, a memo of :func:`match_slots` (a pure function of the script
-    and the question): a replayed episode asks the same questions again.
+    Immutable but for its memos, of pure functions of the script: ``asked`` and ``answers``
+    (:func:`match_slots` of a question) and ``rendered`` (replies, see
+    :meth:`SimulatedUser._render`): a replayed episode asks the same questions again.
     """
 
     script: UserScript
