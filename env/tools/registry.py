@@ -30,6 +30,8 @@ _JSON_TYPES: dict[type, str] = {str: "string", int: "integer", float: "number", 
 _SECTION = re.compile(r"^(Args|Returns|Raises|Examples?|Note):\s*$")
 _ARG_LINE = re.compile(r"^(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
 _INT_TEXT = re.compile(r"^[+-]?\d+$")
+#: Arguments whose product ids count as used by the agent (DESIGN §9's hallucination record).
+_ID_PARAMS = ("product_id", "product_ids")
 
 
 class ToolError(Exception):
@@ -86,6 +88,8 @@ class ToolSpec:
     params: tuple[Param, ...]
     schema: dict[str, Any]
     names: frozenset[str] = frozenset()  # the params' names
+    #: Of ``product_id`` and ``product_ids``, the params the tool has (the ids it is "used" on).
+    id_params: tuple[str, ...] = ()
 
     def validate(self, arguments: dict[str, Any], *, loose: bool = False) -> dict[str, Any]:
         """Arguments checked against the signature, converted where ``loose``.
@@ -161,7 +165,9 @@ def build_spec(fn: Callable[..., Any], kind: ToolKind) -> ToolSpec:
             },
         },
     }
-    return ToolSpec(fn.__name__, kind, fn, tuple(params), schema, frozenset(p.name for p in params))
+    names = frozenset(p.name for p in params)
+    id_params = tuple(n for n in _ID_PARAMS if n in names)
+    return ToolSpec(fn.__name__, kind, fn, tuple(params), schema, names, id_params)
 
 
 def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
@@ -379,7 +385,7 @@ def invoke(
                 f"{name} is not available here; tools: {', '.join(sorted(offered))}", "not_offered"
             )
         args = spec.validate(arguments, loose=loose)
-        for key in ("product_id", "product_ids"):
+        for key in spec.id_params:
             value = args.get(key)
             for pid in value if isinstance(value, list) else [value] if value else []:
                 state.note_used(pid)
