@@ -44,16 +44,38 @@ def owned_lists(
     right list is always owned by its own step, and a dump of every search hit is owned by one
     step at most (and graded there as the over-long list it is).
     """
-    cats = {i: recommend_categories(s) for i, s in enumerate(steps) if s["env"] in RECOMMEND_ENVS}
+    return _owned(_make_steps_of_category(steps), lists)
+
+
+def _owned(
+    steps_of: dict[Any, tuple[int, ...]], lists: list[dict[str, Any]]
+) -> dict[int, dict[str, Any]]:
+    """:func:`owned_lists` on the steps' category index (which a goal's steps share)."""
     owned: dict[int, dict[str, Any]] = {}
     for entry in lists:
         facts = entry.get("facts", {})
-        found = [facts.get(pid, {}).get("category_id") for pid in entry["product_ids"]]
-        counts = {i: sum(c in want for c in found) for i, want in cats.items()}
-        best = max(counts, key=lambda i: (counts[i], -i), default=None)
-        if best is not None and counts[best] > 0:
-            owned[best] = entry
+        counts: dict[int, int] = {}
+        for pid in entry["product_ids"]:
+            fact = facts.get(pid)
+            for i in steps_of.get(fact.get("category_id") if fact is not None else None, ()):
+                counts[i] = counts.get(i, 0) + 1
+        if counts:  # only steps holding some of the list's products can own it
+            owned[max(counts, key=lambda i: (counts[i], -i))] = entry
     return owned
+
+
+def _make_steps_of_category(steps: list[dict[str, Any]]) -> dict[Any, tuple[int, ...]]:
+    """Leaf category → the recommend-steps asking for it, in step order."""
+    index: dict[Any, list[int]] = {}
+    for i, step in enumerate(steps):
+        if step["env"] in RECOMMEND_ENVS:
+            for cat in recommend_categories(step):
+                index.setdefault(cat, []).append(i)
+    return {cat: tuple(ids) for cat, ids in index.items()}
+
+
+#: Per shared steps list (a goal's, from :func:`decoded`): read, never changed.
+_steps_of_category = PerObject(_make_steps_of_category, limit=1024)
 
 
 def step_state(
@@ -131,7 +153,7 @@ def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]])
     """Mean of the steps' r_task, each graded by its own environment's verifier."""
     steps = decoded(task, "goal")["steps"]
     per_step = texts(state.final_text, len(steps))
-    owned = owned_lists(steps, state.extra.get("recommendation_lists", []))
+    owned = _owned(_steps_of_category(steps), state.extra.get("recommendation_lists", []))
     scores = []
     for i, (step, step_task) in enumerate(zip(steps, _step_tasks(task), strict=True)):
         sub_verify = _sub_verifier(step["env"])

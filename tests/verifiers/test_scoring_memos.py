@@ -159,3 +159,48 @@ def test_remembered_cart_grading_equals_grading_anew(goal_cart, final):
         fresh[2],
     )
     assert again.is_correct == (fresh[1] and fresh[0] == 1.0)
+
+
+def _reference_owned_lists(steps, lists):
+    """owned_lists as it was before the category index: every step counted per list."""
+    from shopgen.gen.tasks.journey import RECOMMEND_ENVS
+    from shopgen.verifiers.journey import recommend_categories
+
+    cats = {i: recommend_categories(s) for i, s in enumerate(steps) if s["env"] in RECOMMEND_ENVS}
+    owned = {}
+    for entry in lists:
+        facts = entry.get("facts", {})
+        found = [facts.get(pid, {}).get("category_id") for pid in entry["product_ids"]]
+        counts = {i: sum(c in want for c in found) for i, want in cats.items()}
+        best = max(counts, key=lambda i: (counts[i], -i), default=None)
+        if best is not None and counts[best] > 0:
+            owned[best] = entry
+    return owned
+
+
+_cat = st.sampled_from(["c1", "c2", "c3", "c4"])
+_step = st.one_of(
+    st.builds(lambda c: {"env": "discovery", "goal": {"constraints": {"category": c}}}, _cat),
+    st.builds(
+        lambda cs: {"env": "bundle", "goal": {"categories": [{"category": c} for c in cs]}},
+        st.lists(_cat, min_size=1, max_size=3),
+    ),
+    st.just({"env": "status", "goal": {}}),
+)
+_pid = st.sampled_from(["P1", "P2", "P3", "P4", "P5"])
+_list = st.builds(
+    lambda pids, cats: {
+        "product_ids": pids,
+        "facts": {p: {"category_id": c} for p, c in zip(pids, cats, strict=False) if c},
+    },
+    st.lists(_pid, max_size=5),
+    st.lists(st.none() | _cat, min_size=5, max_size=5),
+)
+
+
+@settings(max_examples=150)
+@given(steps=st.lists(_step, max_size=5), lists=st.lists(_list, max_size=4))
+def test_owned_lists_equals_the_reference(steps, lists):
+    from shopgen.verifiers.journey import owned_lists
+
+    assert owned_lists(steps, lists) == _reference_owned_lists(steps, lists)
