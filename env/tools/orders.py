@@ -57,8 +57,10 @@ def _day(value: datetime | date | None) -> str | None:
 
 
 def _title(ctx: ToolContext, product_id: str) -> str:
-    product = ctx.store.product(product_id)
-    title = product["title"] if product else product_id
+    # One column, not the product's record (a row decode and a JSON parse of its attributes).
+    title = ctx.store.product_field(product_id, "title")
+    if title is None:
+        title = product_id
     return title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1].rstrip() + "…"
 
 

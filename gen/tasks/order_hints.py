@@ -18,6 +18,7 @@ import numpy as np
 
 from shopgen.gen.schedules import order_hint_level, p_item_paraphrase
 from shopgen.gen.tasks.base import GenContext, Redraw, pick
+from shopgen.schemas.taxonomy import Category
 
 #: Details that tell same-item orders apart, from exact to relational. At level
 #: L = ``order_hint_level(d)`` the kinds L-2..L are open (:data:`HINT_WINDOW`). "day" is the
@@ -64,16 +65,26 @@ def listed_nouns(ctx: GenContext, order_id: str) -> list[str]:
 
 def category_paths(ctx: GenContext) -> dict[str, tuple[str, ...]]:
     """Leaf category id → its path (department first), built once per taxonomy."""
+    return _leaf_tables(ctx)[0]
+
+
+def leaf_categories(ctx: GenContext) -> dict[str, Category]:
+    """Leaf category id → its category, built once per taxonomy (``leaves()`` is a list)."""
+    return _leaf_tables(ctx)[1]
+
+
+def _leaf_tables(ctx: GenContext) -> tuple[dict[str, tuple[str, ...]], dict[str, Category]]:
     taxonomy = ctx.store_taxonomy
-    held = _PATHS.get(id(taxonomy))
+    held = _LEAVES.get(id(taxonomy))
     if held is None or held[0] is not taxonomy:
-        held = (taxonomy, {c.id: tuple(c.path) for _, c in taxonomy.leaves()})
-        _PATHS[id(taxonomy)] = held
+        leaves = [c for _, c in taxonomy.leaves()]
+        tables = ({c.id: tuple(c.path) for c in leaves}, {c.id: c for c in leaves})
+        held = _LEAVES[id(taxonomy)] = (taxonomy, tables)
     return held[1]
 
 
-#: Per-taxonomy path tables (the taxonomy object is kept, so its id is not reused).
-_PATHS: dict[int, tuple[Any, dict[str, tuple[str, ...]]]] = {}
+#: Per-taxonomy leaf tables (the taxonomy object is kept, so its id is not reused).
+_LEAVES: dict[int, tuple[Any, tuple[dict[str, tuple[str, ...]], dict[str, Category]]]] = {}
 
 
 def title_words(text: str) -> list[str]:

@@ -86,6 +86,7 @@ from shopgen.gen.tasks.order_hints import (
     DETAIL_KINDS,
     LISTED_CHARS,
     category_paths,
+    leaf_categories,
     listed_nouns,
     open_kinds,
     order_hint,
@@ -126,8 +127,8 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     drawn = _clashing_draw(ctx, pool, visible_n, same_item_orders(d), rng) if clash else None
     if drawn is None:
         user_id = pick(rng, pool)
-        visible = ctx.orders_of(user_id).tail(visible_n)
-        target = visible.row(int(rng.integers(visible.height)), named=True)
+        visible = ctx.store.orders_of(user_id)[-visible_n:]
+        target = visible[int(rng.integers(len(visible)))]
         noun = _item_noun(ctx, target, rng) if indirect else ""
     else:
         user_id, visible, target, noun = drawn
@@ -138,11 +139,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     said = noun
     if indirect:
         said, category = _spoken_item(ctx, target, noun, d, rng)
-        holders = [
-            o
-            for o in visible.iter_rows(named=True)
-            if _refers(ctx, o["order_id"], (noun, said), category)
-        ]
+        holders = [o for o in visible if _refers(ctx, o["order_id"], (noun, said), category)]
         slots.append(make_slot("status", "item", said, required=True))
         if len(holders) > 1:
             kind, phrase = order_hint(ctx, target, holders, noun, d, rng)
@@ -170,7 +167,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     }
     episode = {
         "user_id": user_id,
-        "order_ids": visible["order_id"].to_list(),
+        "order_ids": [o["order_id"] for o in visible],
         "today": ctx.today.isoformat(),
     }
     return Draft(slots=tuple(slots), goal=goal, episode=episode)
@@ -188,13 +185,13 @@ def _wants(target: dict[str, Any], d: int, rng: np.random.Generator) -> tuple[st
 
 def _clashing_draw(
     ctx: GenContext, pool: list[str], visible_n: int, want: int, rng: np.random.Generator
-) -> tuple[str, pl.DataFrame, dict[str, Any], str] | None:
+) -> tuple[str, list[dict[str, Any]], dict[str, Any], str] | None:
     """A customer whose listed orders share a kind of item, a target holding it, and the noun.
 
     A few customers are tried (each a keyed draw): the first whose most-shared noun is held by
     ``want`` orders wins, else the best seen; None sends the caller to a plain draw. What each
-    customer's orders share is looked up in :func:`_shared_table`; the orders frame is sliced
-    for the kept customer alone.
+    customer's orders share is looked up in :func:`_shared_table`; only the kept customer's
+    orders are read (the store's cached records, which the order tools then reuse).
     """
     table = _shared_table(ctx, visible_n)
     best: tuple[int, str, tuple[str, ...], str] | None = None
@@ -212,8 +209,8 @@ def _clashing_draw(
     if best is None:
         return None
     _, user_id, holder_ids, noun = best
-    visible = ctx.orders_of(user_id).tail(visible_n)
-    rows = {o["order_id"]: o for o in visible.iter_rows(named=True)}
+    visible = ctx.store.orders_of(user_id)[-visible_n:]
+    rows = {o["order_id"]: o for o in visible}
     return user_id, visible, rows[pick(rng, holder_ids)], noun
 
 
@@ -314,7 +311,7 @@ def _other_word(
 ) -> str | None:
     """Another noun of the product's category sharing no word with its title, or None."""
     in_title = set(title_words(product["title"]))
-    cat = next(c for _, c in ctx.store_taxonomy.leaves() if c.id == product["category_id"])
+    cat = leaf_categories(ctx)[product["category_id"]]
     others = sorted(
         {n.lower() for n in cat.nouns if not set(title_words(n)) & in_title} - {noun},
         key=lambda n: (len(n), n),

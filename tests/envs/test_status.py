@@ -259,3 +259,20 @@ def test_detail_only_kinds_make_the_oracle_open_every_candidate(factory):
             assert len(opened) == len(goal["holder_ids"]) >= 2
             seen += 1
     assert seen > 0
+
+
+def test_store_orders_equal_the_contexts_frame(factory):
+    """The generator lists a customer's orders from the store's records; the clash table ranks
+    them by the context's frame: both must list the same orders, in the same order."""
+    ctx = factory.ctx
+    for user_id in ctx.customers_with_orders(1):
+        assert ctx.store.orders_of(user_id) == ctx.orders_of(user_id).to_dicts()
+
+
+def test_leaf_categories_are_the_taxonomys_leaves(factory):
+    from shopgen.gen.tasks.order_hints import category_paths, leaf_categories
+
+    leaves = [c for _, c in factory.ctx.store_taxonomy.leaves()]
+    assert list(leaf_categories(factory.ctx).values()) == leaves
+    assert all(leaf_categories(factory.ctx)[c.id] is c for c in leaves)
+    assert category_paths(factory.ctx) == {c.id: tuple(c.path) for c in leaves}
