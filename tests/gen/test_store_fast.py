@@ -182,5 +182,5 @@ def test_status_clash_search_equals_the_frame_search(ctx, visible_n, want):
         found += 1
         (uid, visible, target, noun), (r_uid, r_visible, r_target, r_noun) = fast[0], ref[0]
         assert (uid, target, noun) == (r_uid, r_target, r_noun)
-        assert visible.equals(r_visible)
+        assert visible == r_visible.to_dicts()  # the store's records: the frame's rows
     assert found
