@@ -326,7 +326,16 @@ class ShopEnv:
             info["reward"] = None
             return None
         score = verifier(ctx.task, ctx.state, self.transcript)
-        info["score"] = score.to_dict()
+        # The Score is dropped here, so its details are handed over uncopied (to_dict would
+        # copy them): verifiers never keep the details they compose (verifiers.reward.compose).
+        info["score"] = {
+            "reward": score.reward,
+            "r_task": score.r_task,
+            "r_eff": score.r_eff,
+            "r_hall": score.r_hall,
+            "is_correct": score.is_correct,
+            "details": score.details,
+        }
         info.update(
             reward=score.reward,
             r_task=score.r_task,

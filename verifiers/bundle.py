@@ -8,7 +8,7 @@ from typing import Any
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
-from shopgen.verifiers.reward import compose
+from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import decoded
 
 #: Share of the coverage score kept when the recommended set costs more than the budget.
@@ -52,7 +52,11 @@ def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[
     return r_task, correct, details
 
 
-def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     """Grade the latest recommendation: category coverage F1, stock, and the budget."""
-    r_task, correct, details = grade(decoded(task, "goal"), state)
-    return compose(task, state, r_task=r_task, correct=correct, details=details)
+    return grade(decoded(task, "goal"), state)
+
+
+def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+    """The episode's Score: :func:`verdict` with the shared terms."""
+    return compose(task, state, *verdict(task, state))

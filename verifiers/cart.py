@@ -14,7 +14,7 @@ from typing import Any
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score, copy_data
 from shopgen.schemas.task import TaskRow
-from shopgen.verifiers.reward import compose
+from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import PerObject, decoded
 
 Key = tuple[str, str | None]
@@ -47,8 +47,8 @@ def unit_f1(wanted: Counter[Key], got: Counter[Key]) -> tuple[Fraction, Fraction
     return precision, recall, f1
 
 
-def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
-    """Grade the final cart against the goal's cart."""
+def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
+    """Grade the final cart against the goal's cart (remembered: the details are shared)."""
     goal = decoded(task, "goal")
     graded = _graded(goal)
     key = tuple(state.cart.items())
@@ -57,8 +57,13 @@ def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]])
         if len(graded) >= _GRADED_LIMIT:
             graded.clear()
         hit = graded[key] = grade(_goal_units(goal), state.cart)
-    r_task, correct, details = hit
-    return compose(task, state, r_task=r_task, correct=correct, details=copy_data(details))
+    return hit
+
+
+def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+    """The episode's Score: :func:`verdict` with the shared terms, its details copied out."""
+    r_task, correct, details = verdict(task, state)
+    return compose(task, state, r_task, correct, copy_data(details))
 
 
 def grade(wanted: Counter[Key], cart: dict[Key, int]) -> tuple[float, bool, dict[str, Any]]:

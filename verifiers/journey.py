@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -17,7 +18,7 @@ from shopgen.env.verifier import Score
 from shopgen.gen.tasks.journey import RECOMMEND_ENVS, sub_task
 from shopgen.schemas.envs import env_spec, load_entry_point
 from shopgen.schemas.task import TaskRow
-from shopgen.verifiers.reward import compose
+from shopgen.verifiers.reward import Verdict, compose, protocol_failure, r_hall, task_terms
 from shopgen.verifiers.rows import PerObject, decoded
 
 _PARAGRAPHS = re.compile(r"\n\s*\n")
@@ -122,9 +123,10 @@ def _replace(state: EpisodeState, **changes: Any) -> EpisodeState:
 
 
 @lru_cache(maxsize=16)
-def _sub_verifier(env: str) -> Any:
-    """The verifier of a step's environment, imported once (not once per step)."""
-    return load_entry_point(env_spec(env).verifier)
+def _sub_verdict(env: str) -> Callable[[TaskRow, EpisodeState], Verdict]:
+    """The ``verdict`` beside a step's environment's verifier, imported once (not per step)."""
+    module = env_spec(env).verifier.partition(":")[0]
+    return load_entry_point(f"{module}:verdict")
 
 
 def texts(final: str | None, n: int) -> list[str | None]:
@@ -149,24 +151,34 @@ def _make_step_tasks(task: TaskRow) -> tuple[TaskRow, ...]:
 _step_tasks = PerObject(_make_step_tasks, limit=1024)
 
 
-def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
-    """Mean of the steps' r_task, each graded by its own environment's verifier."""
+def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
+    """Mean of the steps' r_task, each graded by its own environment's verifier.
+
+    A step's r_task and correctness are the ones its own Score would carry
+    (:func:`~shopgen.verifiers.reward.task_terms` on its verdict): the state's protocol
+    failures and hallucinated ids are the journey's own, so they are read once, not
+    composed into a Score per step.
+    """
     steps = decoded(task, "goal")["steps"]
     per_step = texts(state.final_text, len(steps))
     owned = _owned(_steps_of_category(steps), state.extra.get("recommendation_lists", []))
-    scores = []
+    hall, failed = r_hall(state), protocol_failure(state) is not None
+    graded = []
     for i, (step, step_task) in enumerate(zip(steps, _step_tasks(task), strict=True)):
-        sub_verify = _sub_verifier(step["env"])
         listed = owned.get(i, {}) if step["env"] in RECOMMEND_ENVS else None
         view = step_state(state, i, per_step[i], listed)
-        scores.append(sub_verify(step_task, view, transcript))
-    r_task = sum(s.r_task for s in scores) / len(scores)
+        r_task, correct, _ = _sub_verdict(step["env"])(step_task, view)
+        graded.append(task_terms(r_task, correct, hall=hall, failed=failed))
     details = {
         "steps": [
-            {"env": st["env"], "r_task": s.r_task, "is_correct": s.is_correct}
-            for st, s in zip(steps, scores, strict=True)
+            {"env": st["env"], "r_task": r_task, "is_correct": correct}
+            for st, (r_task, correct) in zip(steps, graded, strict=True)
         ]
     }
-    return compose(
-        task, state, r_task=r_task, correct=all(s.is_correct for s in scores), details=details
-    )
+    mean = sum(r_task for r_task, _ in graded) / len(graded)
+    return mean, all(correct for _, correct in graded), details
+
+
+def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+    """The episode's Score: :func:`verdict` with the shared terms."""
+    return compose(task, state, *verdict(task, state))

@@ -9,7 +9,7 @@ from typing import Any
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
-from shopgen.verifiers.reward import compose
+from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import decoded
 from shopgen.verifiers.text import number_matches, numbers_stated, yes_no_stated
 
@@ -69,7 +69,7 @@ def _asked(state: EpisodeState) -> set[str]:
     return {name for q in state.extra.get("questions", []) for name in q.get("answered", [])}
 
 
-def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     """Grade the final answer, that the policy was looked up, and that missing facts were asked."""
     goal = decoded(task, "goal")
     text = state.final_text or ""
@@ -92,6 +92,9 @@ def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]])
         r_task = -0.5
     else:
         r_task = 1.0 if all(parts.values()) else 0.0
-    return compose(
-        task, state, r_task=r_task, correct=all(parts.values()), details={"parts": parts}
-    )
+    return r_task, all(parts.values()), {"parts": parts}
+
+
+def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+    """The episode's Score: :func:`verdict` with the shared terms."""
+    return compose(task, state, *verdict(task, state))

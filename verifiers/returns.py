@@ -12,7 +12,7 @@ from typing import Any
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
-from shopgen.verifiers.reward import compose
+from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import decoded
 from shopgen.verifiers.text import not_eligible_stated, refusal_reasons_stated
 
@@ -59,14 +59,14 @@ def _checked(state: EpisodeState, goal: dict[str, Any]) -> bool:
     )
 
 
-def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     """Grade the started return/exchange, or the refusal message when the item is not eligible."""
     goal = decoded(task, "goal")
     done = started(state)
     text = state.final_text or ""
     if goal["eligible"]:
         if not done:
-            return compose(task, state, r_task=-1.0, correct=False, details={"started": 0})
+            return -1.0, False, {"started": 0}
         variants = decoded(task, "episode").get("variant_attrs", {})
         parts = _eligible_parts(goal, done, variants)
     else:
@@ -83,11 +83,12 @@ def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]])
         r_task = (
             -1.0 if done or not text.strip() else (-0.5 if not told else float(parts["checked"]))
         )
-        return compose(
-            task, state, r_task=r_task, correct=all(parts.values()), details={"parts": parts}
-        )
+        return r_task, all(parts.values()), {"parts": parts}
     right = sum(parts.values())
     r_task = 2 * right / len(parts) - 1 if parts["line"] else -1.0
-    return compose(
-        task, state, r_task=r_task, correct=right == len(parts), details={"parts": parts}
-    )
+    return r_task, right == len(parts), {"parts": parts}
+
+
+def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+    """The episode's Score: :func:`verdict` with the shared terms."""
+    return compose(task, state, *verdict(task, state))

@@ -52,27 +52,60 @@ def _min_turns(goal: str) -> int:
     return int(json.loads(goal).get("min_turns", 1))
 
 
-def compose(
-    task: TaskRow, state: EpisodeState, *, r_task: float, correct: bool, details: dict[str, Any]
-) -> Score:
-    """The episode's :class:`Score` from the environment's verdict and the shared terms."""
+#: An environment's own judgement of an episode: (r_task, correct, details), before the shared
+#: terms. ``details`` may be remembered by the verifier that made it: read it, never change it.
+Verdict = tuple[float, bool, dict[str, Any]]
+
+
+def protocol_failure(state: EpisodeState) -> str | None:
+    """The first protocol failure of the episode as ``"kind: message"``, or None."""
+    for e in state.errors:
+        if e.kind in PROTOCOL_FAILURES:
+            return f"{e.kind}: {e.message}"
+    return None
+
+
+def task_terms(r_task: float, correct: bool, *, hall: float, failed: bool) -> tuple[float, bool]:
+    """The (r_task, is_correct) a :class:`Score` carries for a verdict (see :func:`compose`).
+
+    Apart from :func:`compose` so that ``journey`` can weigh its steps' verdicts exactly as
+    their own Scores would, without composing one per step: r_task is rounded only when no
+    protocol failure voided the episode, and correctness reads the unrounded value.
+
+    Raises:
+        ValueError: ``r_task`` is outside [-1, 1].
+    """
     if not -1.0 <= r_task <= 1.0:
         raise ValueError(f"r_task={r_task} outside [-1, 1]")
+    if failed:
+        return r_task, False
+    return round(r_task, 6), bool(correct and r_task == 1.0 and hall == 0.0)
+
+
+def compose(
+    task: TaskRow, state: EpisodeState, r_task: float, correct: bool, details: dict[str, Any]
+) -> Score:
+    """The episode's :class:`Score` from the environment's verdict and the shared terms.
+
+    ``details`` becomes the Score's own: the runtime hands it to its caller uncopied, so a
+    verifier passes details it does not keep (a remembered verdict's are copied first).
+    """
     hall = r_hall(state)
-    failures = [e for e in state.errors if e.kind in PROTOCOL_FAILURES]
-    if failures:
-        details = {**details, "protocol_failure": f"{failures[0].kind}: {failures[0].message}"}
+    failure = protocol_failure(state)
+    task_r, is_correct = task_terms(r_task, correct, hall=hall, failed=failure is not None)
+    if failure is not None:
+        details = {**details, "protocol_failure": failure}
         return Score(
-            reward=-1.0, r_task=r_task, r_eff=0.0, r_hall=hall, is_correct=False, details=details
+            reward=-1.0, r_task=task_r, r_eff=0.0, r_hall=hall, is_correct=False, details=details
         )
     min_turns = _min_turns(task.goal)
     eff = r_eff(state.turns, min_turns=min_turns, T_max=task.axis("T_max")) if r_task > 0 else 0.0
     reward = max(-1.0, min(1.0, W_TASK * r_task + W_EFF * eff + W_HALL * hall))
     return Score(
         reward=round(reward, 6),
-        r_task=round(r_task, 6),
+        r_task=task_r,
         r_eff=round(eff, 6),
         r_hall=round(hall, 6),
-        is_correct=bool(correct and r_task == 1.0 and hall == 0.0),
+        is_correct=is_correct,
         details=details,
     )

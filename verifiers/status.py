@@ -9,12 +9,12 @@ from typing import Any
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
-from shopgen.verifiers.reward import compose
+from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import decoded
 from shopgen.verifiers.text import carrier_stated, code_stated, dates_in, status_stated
 
 
-def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     """Grade the final message: status (and nothing contradicting it), date, tracking, carrier."""
     goal = decoded(task, "goal")
     text = state.final_text or ""
@@ -26,9 +26,12 @@ def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]])
     )
     right = sum(parts.values())
     r_task = 2 * right / len(parts) - 1 if text.strip() else -1.0
-    return compose(
-        task, state, r_task=r_task, correct=right == len(parts), details={"parts": parts}
-    )
+    return r_task, right == len(parts), {"parts": parts}
+
+
+def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+    """The episode's Score: :func:`verdict` with the shared terms."""
+    return compose(task, state, *verdict(task, state))
 
 
 @lru_cache(maxsize=4096)

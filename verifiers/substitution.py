@@ -8,11 +8,15 @@ from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.ranking import grade
-from shopgen.verifiers.reward import compose
+from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import decoded
 
 
-def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     """Grade the latest recommendation list against compatibility, every constraint and the ideal ranking."""
-    r_task, correct, details = grade(decoded(task, "goal"), state)
-    return compose(task, state, r_task=r_task, correct=correct, details=details)
+    return grade(decoded(task, "goal"), state)
+
+
+def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
+    """The episode's Score: :func:`verdict` with the shared terms."""
+    return compose(task, state, *verdict(task, state))

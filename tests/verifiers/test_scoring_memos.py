@@ -204,3 +204,70 @@ def test_owned_lists_equals_the_reference(steps, lists):
     from shopgen.verifiers.journey import owned_lists
 
     assert owned_lists(steps, lists) == _reference_owned_lists(steps, lists)
+
+
+def _reference_journey_steps(row, state):
+    """Each step graded the way journey did before verdicts: one composed Score per step."""
+    from shopgen.env.verifier import get_verifier as verifier_of
+    from shopgen.verifiers import journey
+
+    steps = decoded(row, "goal")["steps"]
+    per_step = journey.texts(state.final_text, len(steps))
+    owned = journey.owned_lists(steps, state.extra.get("recommendation_lists", []))
+    out = []
+    for i, (step, step_task) in enumerate(zip(steps, journey._step_tasks(row), strict=True)):
+        listed = owned.get(i, {}) if step["env"] in journey.RECOMMEND_ENVS else None
+        view = journey.step_state(state, i, per_step[i], listed)
+        score = verifier_of(step["env"])(step_task, view, [])
+        out.append({"env": step["env"], "r_task": score.r_task, "is_correct": score.is_correct})
+    return out
+
+
+@pytest.mark.parametrize(
+    "policy", ["oracle", "heuristic", "random", "recommend_every_hit", "made_up_ids"]
+)
+def test_journey_steps_weighed_as_their_own_scores(shop, factory, policy):
+    from shopgen.env.state import ErrorRecord
+    from shopgen.verifiers import journey
+
+    for d in (0, 6, 12):
+        row = factory.make("journey", d, 1).row
+        play_policy(shop, row, policy)
+        state = shop.state
+        for failed in (False, True):  # a protocol failure: steps keep their unrounded r_task
+            if failed:
+                state.errors.append(ErrorRecord(1, None, "parse", "unreadable"))
+            r_task, correct, details = journey.verdict(row, state)
+            reference = _reference_journey_steps(row, state)
+            assert details["steps"] == reference
+            assert r_task == sum(s["r_task"] for s in reference) / len(reference)
+            assert correct == all(s["is_correct"] for s in reference)
+
+
+@settings(max_examples=120)
+@given(
+    r_task=st.one_of(st.floats(-1, 1), st.sampled_from([-1.0, 0.0, 1.0, 0.9999999, 1 / 3])),
+    correct=st.booleans(),
+    unshown=st.integers(0, 2),
+    failed=st.booleans(),
+)
+def test_task_terms_are_the_scores_r_task_and_correctness(r_task, correct, unshown, failed):
+    from shopgen.env.state import EpisodeState, ErrorRecord
+    from shopgen.verifiers.reward import compose, r_hall, task_terms
+
+    row = TaskRow.model_construct(goal='{"min_turns": 2}', theta={"T_max": 8})
+    state = EpisodeState()
+    state.used_ids.extend(["a", "b"])
+    state.unshown_used_ids.extend(["a", "b"][:unshown])
+    if failed:
+        state.errors.append(ErrorRecord(1, None, "unknown_tool", "no such tool"))
+    hall = r_hall(state)
+    # The Score's terms as DESIGN §9 states them (and compose computed them inline before):
+    # a voided episode keeps r_task unrounded and is never correct.
+    if failed:
+        expected = (r_task, False)
+    else:
+        expected = (round(r_task, 6), bool(correct and r_task == 1.0 and hall == 0.0))
+    score = compose(row, state, r_task, correct, {})
+    assert (score.r_task, score.is_correct) == expected
+    assert task_terms(r_task, correct, hall=hall, failed=failed) == expected
