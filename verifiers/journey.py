@@ -79,25 +79,44 @@ def _make_steps_of_category(steps: list[dict[str, Any]]) -> dict[Any, tuple[int,
 _steps_of_category = PerObject(_make_steps_of_category, limit=1024)
 
 
+def step_questions(questions: list[dict[str, Any]], n: int) -> list[list[dict[str, Any]]]:
+    """Each of ``n`` steps' view of the answered questions, in one pass over the answers.
+
+    A step's questions name only its own slots, as the sub-environment calls them
+    (``steps.1.tier`` → ``tier`` for step 1); every question stays, answering what it answered
+    for that step (maybe nothing). One pass instead of one per step: it was most of the
+    views' cost.
+    """
+    index = {str(i): i for i in range(n)}
+    per_step: list[list[dict[str, Any]]] = [[] for _ in range(n)]
+    for q in questions:
+        answered: list[list[str]] = [[] for _ in range(n)]
+        for name in q.get("answered", []):
+            if name.startswith("steps."):
+                step, dot, slot = name[6:].partition(".")
+                i = index.get(step)
+                if dot and i is not None:
+                    answered[i].append(slot)
+        for i in range(n):
+            per_step[i].append({**q, "answered": answered[i]})
+    return per_step
+
+
 def step_state(
-    state: EpisodeState, i: int, text: str | None, listed: dict[str, Any] | None = None
+    state: EpisodeState,
+    i: int,
+    text: str | None,
+    listed: dict[str, Any] | None = None,
+    questions: list[dict[str, Any]] | None = None,
 ) -> EpisodeState:
     """The shared final state as step ``i``'s verifier reads it.
 
-    Its text is ``text``; the questions the customer answered name this step's slots as the
-    sub-environment calls them (``steps.1.tier`` → ``tier``); its recommendations are
-    ``listed`` (the list it owns, or none) when given.
+    Its text is ``text``; its questions are ``questions`` (step ``i``'s from
+    :func:`step_questions`, made here when not given); its recommendations are ``listed``
+    (the list it owns, or none) when given.
     """
-    prefix = f"steps.{i}."
-    questions = [
-        {
-            **q,
-            "answered": [
-                a.removeprefix(prefix) for a in q.get("answered", []) if a.startswith(prefix)
-            ],
-        }
-        for q in state.extra.get("questions", [])
-    ]
+    if questions is None:
+        questions = step_questions(state.extra.get("questions", []), i + 1)[i]
     extra = {**state.extra, "questions": questions}
     if listed is None:
         return _replace(state, final_text=text, extra=extra)
@@ -162,11 +181,12 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     steps = decoded(task, "goal")["steps"]
     per_step = texts(state.final_text, len(steps))
     owned = _owned(_steps_of_category(steps), state.extra.get("recommendation_lists", []))
+    questions = step_questions(state.extra.get("questions", []), len(steps))
     hall, failed = r_hall(state), protocol_failure(state) is not None
     graded = []
     for i, (step, step_task) in enumerate(zip(steps, _step_tasks(task), strict=True)):
         listed = owned.get(i, {}) if step["env"] in RECOMMEND_ENVS else None
-        view = step_state(state, i, per_step[i], listed)
+        view = step_state(state, i, per_step[i], listed, questions[i])
         r_task, correct, _ = _sub_verdict(step["env"])(step_task, view)
         graded.append(task_terms(r_task, correct, hall=hall, failed=failed))
     details = {

@@ -271,3 +271,41 @@ def test_task_terms_are_the_scores_r_task_and_correctness(r_task, correct, unsho
     score = compose(row, state, r_task, correct, {})
     assert (score.r_task, score.is_correct) == expected
     assert task_terms(r_task, correct, hall=hall, failed=failed) == expected
+
+
+def _reference_step_questions(questions, i):
+    """step_state's per-step rewrite as it was: one prefix test per answer and step."""
+    prefix = f"steps.{i}."
+    return [
+        {
+            **q,
+            "answered": [
+                a.removeprefix(prefix) for a in q.get("answered", []) if a.startswith(prefix)
+            ],
+        }
+        for q in questions
+    ]
+
+
+_answer = st.one_of(
+    st.builds(
+        lambda i, sep, slot: f"steps.{i}{sep}{slot}",
+        st.sampled_from(["0", "1", "2", "11", "01", "x", ""]),
+        st.sampled_from([".", "", ".."]),
+        st.sampled_from(["tier", "days", "", "a.b"]),
+    ),
+    st.sampled_from(["tier", "steps", "steps.", "step.1.tier"]),
+)
+_question = st.fixed_dictionaries(
+    {"slot": st.sampled_from(["tier", "days"])},
+    optional={"answered": st.lists(_answer, max_size=4)},
+)
+
+
+@settings(max_examples=200)
+@given(questions=st.lists(_question, max_size=4), n=st.integers(1, 13))
+def test_step_questions_equal_the_per_step_rewrite(questions, n):
+    from shopgen.verifiers.journey import step_questions
+
+    per_step = step_questions(questions, n)
+    assert per_step == [_reference_step_questions(questions, i) for i in range(n)]
