@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Collection, Hashable
 from typing import Any
 
 #: Search results remembered per catalog (a task has a handful; a few thousand tasks' worth).
@@ -175,12 +175,12 @@ class CachedSearch:
         None for unhashable junk: it goes to the index uncached, which raises its own error.
         """
         kind, query, top_k, eps_rank, oos_ids, *rest = parts
-        try:
-            key = (kind, query, top_k, eps_rank, frozenset(oos_ids), *rest)
-            hash(key)
-        except TypeError:
+        if not all(isinstance(part, Hashable) for part in (query, top_k, eps_rank, *rest)):
             return None
-        return key
+        try:
+            return (kind, query, top_k, eps_rank, frozenset(oos_ids), *rest)
+        except TypeError:  # an unhashable id among the out-of-stock ones
+            return None
 
     def _lookup(self, key: tuple | None) -> Any:
         """The remembered answer for ``key`` (marked recently used), or None."""
