@@ -232,10 +232,6 @@ class Preference:
         """The four factors, most important first (ties by the fixed factor order)."""
         return sorted(_PREF_KEYS, key=lambda k: (-self.weights[k], _PREF_KEYS.index(k)))
 
-    def top_priority(self) -> str:
-        """What matters most to the customer, as they would say it."""
-        return _factor_words(self.order()[0], self.brands)
-
     def statement(self) -> str:
         """The whole preference in words: every factor in weight order with its strength.
 
