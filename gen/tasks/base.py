@@ -9,12 +9,13 @@ drops optional slots, writes the user script, runs the oracle and replays it.
 from __future__ import annotations
 
 import json
+import weakref
 from bisect import bisect_left
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Hashable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import polars as pl
@@ -257,6 +258,24 @@ def nouns_in_titles(titles: pl.Series, nouns: tuple[str, ...]) -> pl.Series:
     found = low.str.extract_many(list(rank), overlapping=True)
     first = found.list.eval(pl.element().replace_strict(rank, return_dtype=pl.Int64)).list.min()
     return pl.Series(titles.name, nouns, dtype=pl.String).gather(first)
+
+
+T = TypeVar("T")
+_PER_ROOT: weakref.WeakKeyDictionary[GenContext, dict[tuple[Any, ...], Any]]
+_PER_ROOT = weakref.WeakKeyDictionary()
+
+
+def per_root(ctx: Any, make: Callable[..., T], *args: Hashable) -> T:
+    """``make(ctx.root, *args)``, made once per root context and arguments.
+
+    For the indexes and tables a generator builds from the whole catalog: every task and every
+    :class:`CustomerView` on one root shares them, and they go when the root does.
+    """
+    made = _PER_ROOT.setdefault(ctx.root, {})
+    key = (make, *args)
+    if key not in made:
+        made[key] = make(ctx.root, *args)
+    return made[key]
 
 
 def pick(rng: np.random.Generator, options: list[Any] | tuple[Any, ...]) -> Any:

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import math
 import re
-import weakref
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
@@ -50,7 +49,7 @@ import polars as pl
 from shopgen.gen.difficulty import Theta, check_d
 from shopgen.gen.slots import make_slot
 from shopgen.gen.switches import Switch, apply_switch, plan_switch
-from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, pick
+from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, per_root, pick
 from shopgen.schemas.task import TaskRow
 
 #: The cheapest in-stock products of each required category that p_oos may take off the shelf.
@@ -209,15 +208,8 @@ def noun_pattern(noun: str) -> re.Pattern[str]:
     return re.compile(rf"\b{re.escape(noun.lower())}s?\b")
 
 
-_INDEXES: weakref.WeakKeyDictionary[GenContext, _Index] = weakref.WeakKeyDictionary()
-
-
 def _index(ctx: GenContext) -> _Index:
-    root = ctx.root
-    found = _INDEXES.get(root)
-    if found is None:
-        found = _INDEXES[root] = _Index(root)
-    return found
+    return per_root(ctx, _Index)
 
 
 def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> Draft:

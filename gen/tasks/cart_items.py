@@ -8,7 +8,6 @@ attributes when needed), in a variant whose attribute values single it out too.
 from __future__ import annotations
 
 import re
-import weakref
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import cached_property
@@ -17,7 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from shopgen.gen.tasks.base import GenContext, Redraw, pick
+from shopgen.gen.tasks.base import GenContext, Redraw, per_root, pick
 
 _WORD = re.compile(r"[a-z0-9]+")
 #: How the customer says when they looked at a product → how long ago, in hours.
@@ -169,16 +168,9 @@ def intersect_sorted(small: np.ndarray, big: np.ndarray) -> np.ndarray:
     return small[big[at] == small]
 
 
-_INDEXES: weakref.WeakKeyDictionary[GenContext, CartIndex] = weakref.WeakKeyDictionary()
-
-
 def cart_index(ctx: GenContext) -> CartIndex:
     """The :class:`CartIndex` of ``ctx``'s root (made on first use, shared by every task)."""
-    root = ctx.root
-    index = _INDEXES.get(root)
-    if index is None:
-        index = _INDEXES[root] = CartIndex(root)
-    return index
+    return per_root(ctx, CartIndex)
 
 
 @dataclass(kw_only=True)

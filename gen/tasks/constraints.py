@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from shopgen.gen.tasks.base import GenContext, Redraw
+from shopgen.gen.tasks.base import GenContext, Redraw, per_root
 from shopgen.schemas.taxonomy import Category
 
 #: Utilities are rounded to this many digits on both sides (generator and verifier).
@@ -442,11 +442,7 @@ class Tables:
 
 def tables(ctx: GenContext) -> Tables:
     """The context's :class:`Tables`, made once and cached on the context's root."""
-    root = ctx.root
-    cache = root.__dict__.setdefault("_constraint_tables", None)
-    if cache is None:
-        cache = root.__dict__["_constraint_tables"] = Tables(root)
-    return cache
+    return per_root(ctx, Tables)
 
 
 def preference(ctx: GenContext, user_id: str, category: str) -> Preference:

@@ -51,7 +51,6 @@ Version history:
 
 from __future__ import annotations
 
-import weakref
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -63,7 +62,7 @@ from shopgen.gen.policy import Decision
 from shopgen.gen.schedules import p_indirect_order_ref, p_order_clash, p_return_edge
 from shopgen.gen.slots import Slot, make_slot
 from shopgen.gen.switches import apply_switch, plan_switch
-from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, chunked, pick
+from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, chunked, per_root, pick
 from shopgen.gen.tasks.order_hints import DETAIL_KINDS, order_hint
 from shopgen.schemas.task import TaskRow
 
@@ -291,8 +290,6 @@ def _clashing_line(
 
 #: customer → (held, order index, line index) of their best clashing line.
 _Best = dict[str, tuple[int, int, int]]
-#: Per context, per n_orders.
-_CLASH_TABLES: weakref.WeakKeyDictionary[GenContext, dict[int, _Best]] = weakref.WeakKeyDictionary()
 
 
 def _clash_table(ctx: GenContext, n_orders: int) -> _Best:
@@ -304,9 +301,10 @@ def _clash_table(ctx: GenContext, n_orders: int) -> _Best:
     context and n_orders (~0.2 s CPU at 10k customers); indices are those of ``orders_of`` and
     ``lines_of``.
     """
-    tables = _CLASH_TABLES.setdefault(ctx.root, {})
-    if n_orders in tables:
-        return tables[n_orders]
+    return per_root(ctx, _build_clash_table, n_orders)
+
+
+def _build_clash_table(ctx: GenContext, n_orders: int) -> _Best:
     store = ctx.store
     by_user = pl.col("user_id")
     recent = (
@@ -336,7 +334,6 @@ def _clash_table(ctx: GenContext, n_orders: int) -> _Best:
         .unique("user_id", keep="first", maintain_order=True)
     )
     table = {u: (h, i, j) for u, h, i, j in best.select("user_id", "held", "i", "j").iter_rows()}
-    tables[n_orders] = table
     return table
 
 
