@@ -35,11 +35,12 @@ from shopgen.env.parsing import ParseIssue, parse_shared
 from shopgen.env.search_cache import CachedSearch
 from shopgen.env.state import EpisodeState, ErrorRecord
 from shopgen.env.tools import REGISTRY, ToolContext, ToolError, invoke
+from shopgen.env.tools.context import MEMO_LIMIT
 from shopgen.env.tools.dialogue import customer
 from shopgen.env.tools.registry import error_result
 from shopgen.env.user import compile_script
 from shopgen.env.verifier import get_verifier
-from shopgen.gen.store import CatalogStore
+from shopgen.gen.store import BoundedCache, CatalogStore
 from shopgen.schemas.errors import ConfigError, DatasetError, ShopgenError
 from shopgen.schemas.task import TaskRow
 
@@ -72,7 +73,7 @@ class _Shared:
         self.search_opened = search is not None
         self.tools: dict[str, tuple[list[dict[str, Any]], frozenset[str]]] = {}
         self.prepared: dict[int, tuple[Any, tuple[Any, ...], tuple]] = {}
-        self.memo: dict[Any, Any] = {}  # catalog reads' results (ToolContext.memo_read)
+        self.memo = BoundedCache(MEMO_LIMIT)  # catalog reads' results (ToolContext.memo_read)
 
     def prepare(
         self, task: dict[str, Any] | TaskRow

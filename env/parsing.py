@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from shopgen.gen.store import BoundedCache
+
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
 _BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _FUNCTION = re.compile(r"<function=([^>\s]*)>(.*?)(?:</function>|\Z)", re.DOTALL)
@@ -96,8 +98,8 @@ def parse_assistant(message: object) -> ParsedMessage:
 _NOTHING = ParsedMessage("")
 #: Distinct texts and calls :func:`parse_shared` remembers before it starts over.
 _SHARED_LIMIT = 8192
-_SHARED_TEXTS: dict[str, ParsedMessage] = {}
-_SHARED_CALLS: dict[tuple[str | None, str, str, str], ToolCall | ParseIssue] = {}
+_SHARED_TEXTS = BoundedCache(_SHARED_LIMIT)  # text → ParsedMessage
+_SHARED_CALLS = BoundedCache(_SHARED_LIMIT)  # (id, type, name, arguments) → ToolCall | ParseIssue
 
 
 def parse_shared(message: object) -> ParsedMessage:
@@ -117,12 +119,7 @@ def parse_shared(message: object) -> ParsedMessage:
 
 
 def _shared_text(text: str) -> ParsedMessage:
-    hit = _SHARED_TEXTS.get(text)
-    if hit is None:
-        if len(_SHARED_TEXTS) >= _SHARED_LIMIT:
-            _SHARED_TEXTS.clear()
-        hit = _SHARED_TEXTS[text] = parse_text(text)
-    return hit
+    return _SHARED_TEXTS.remember(text, lambda: parse_text(text))
 
 
 def _shared_call(call: object) -> ToolCall | ParseIssue:
@@ -139,13 +136,9 @@ def _shared_call(call: object) -> ToolCall | ParseIssue:
         or type(arguments) is not str
     ):
         return _parse_openai_call(call)
-    key = (call_id, kind, name, arguments)
-    hit = _SHARED_CALLS.get(key)
-    if hit is None:
-        if len(_SHARED_CALLS) >= _SHARED_LIMIT:
-            _SHARED_CALLS.clear()
-        hit = _SHARED_CALLS[key] = _parse_openai_call(call)
-    return hit
+    return _SHARED_CALLS.remember(
+        (call_id, kind, name, arguments), lambda: _parse_openai_call(call)
+    )
 
 
 def parse_text(text: str) -> ParsedMessage:

@@ -30,6 +30,7 @@ from typing import Any
 from shopgen.gen.render import render_user_reply
 from shopgen.gen.seeding import stream
 from shopgen.gen.slots import Slot, make_slot
+from shopgen.gen.store import BoundedCache
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.task import ScriptSlot, UserScript
 
@@ -226,18 +227,13 @@ class CompiledScript:
     speakable: frozenset[str] = frozenset()  # names of the slots the customer may say
     values: dict[str, Any] = field(default_factory=dict)  # slot name → value, before a switch
     switched: dict[str, Any] = field(default_factory=dict)  # the same after the switch
-    asked: dict[str, tuple[ScriptSlot, ...]] = field(default_factory=dict)
-    answers: dict[str, tuple[tuple[ScriptSlot, ...], tuple[int, ...]]] = field(default_factory=dict)
-    rendered: dict[tuple, str] = field(default_factory=dict)  # see SimulatedUser._render
+    asked: BoundedCache = field(default_factory=lambda: BoundedCache(_ASKED_LIMIT))
+    answers: BoundedCache = field(default_factory=lambda: BoundedCache(_ASKED_LIMIT))
+    rendered: BoundedCache = field(default_factory=lambda: BoundedCache(_REPLIES_LIMIT))
 
     def slots_asked(self, question: str) -> tuple[ScriptSlot, ...]:
         """:func:`match_slots` of ``question``, remembered."""
-        hit = self.asked.get(question)
-        if hit is None:
-            if len(self.asked) >= _ASKED_LIMIT:
-                self.asked.clear()
-            hit = self.asked[question] = tuple(match_slots(self, question))
-        return hit
+        return self.asked.remember(question, lambda: tuple(match_slots(self, question)))
 
     def answerable(self, question: str) -> tuple[tuple[ScriptSlot, ...], tuple[int, ...]]:
         """The speakable slots ``question`` asks about, and their positions in the script.
@@ -246,13 +242,11 @@ class CompiledScript:
         """
         hit = self.answers.get(question)
         if hit is None:
-            if len(self.answers) >= _ASKED_LIMIT:
-                self.answers.clear()
             slots = tuple(s for s in self.slots_asked(question) if s.name in self.speakable)
             where = tuple(
                 next(i for i, m in enumerate(self.matchers) if m.slot is s) for s in slots
             )
-            hit = self.answers[question] = (slots, where)
+            hit = self.answers.put(question, (slots, where))
         return hit
 
 
@@ -443,7 +437,5 @@ class SimulatedUser:
                 p_noise=script.p_noise,
                 p_short=script.p_short,
             ).text
-            if len(memo) >= _REPLIES_LIMIT:
-                memo.clear()
-            memo[key] = text
+            memo.put(key, text)
         return text

@@ -8,6 +8,7 @@ sets, integrity checks) go to DuckDB over the Parquet files, which never loads a
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,19 @@ class BoundedCache:
     def get(self, key: Any) -> Any:
         """The cached value or None."""
         return self.data.get(key)
+
+    def items(self) -> Any:
+        """The remembered (key, value) pairs."""
+        return self.data.items()
+
+    def clear(self) -> None:
+        """Forget everything."""
+        self.data.clear()
+
+    def remember(self, key: Any, make: Callable[[], Any]) -> Any:
+        """The cached value of ``key``, else ``make()`` remembered (it must not be None)."""
+        hit = self.data.get(key)
+        return self.put(key, make()) if hit is None else hit
 
     def put(self, key: Any, value: Any) -> Any:
         """Remember ``value`` (evicting the oldest eighth when full) and return it."""

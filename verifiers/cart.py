@@ -13,6 +13,7 @@ from typing import Any
 
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score, copy_data
+from shopgen.gen.store import BoundedCache
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import PerObject, decoded
@@ -51,13 +52,7 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     """Grade the final cart against the goal's cart (remembered: the details are shared)."""
     goal = decoded(task, "goal")
     graded = _graded(goal)
-    key = tuple(state.cart.items())
-    hit = graded.get(key)
-    if hit is None:
-        if len(graded) >= _GRADED_LIMIT:
-            graded.clear()
-        hit = graded[key] = grade(_goal_units(goal), state.cart)
-    return hit
+    return graded.remember(tuple(state.cart.items()), lambda: grade(_goal_units(goal), state.cart))
 
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
@@ -85,4 +80,4 @@ def grade(wanted: Counter[Key], cart: dict[Key, int]) -> tuple[float, bool, dict
 _GRADED_LIMIT = 64
 #: Per shared goal object: final cart (its lines in order) → :func:`grade`. Scoring replays
 #: the same carts again and again; the remembered details are copied out, never handed over.
-_graded = PerObject(lambda goal: {}, limit=1024)
+_graded = PerObject(lambda goal: BoundedCache(_GRADED_LIMIT), limit=1024)

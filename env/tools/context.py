@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from shopgen.env.state import EpisodeState
 from shopgen.env.tools.registry import ToolError
-from shopgen.gen.store import CatalogStore
+from shopgen.gen.store import BoundedCache, CatalogStore
 from shopgen.schemas.task import TaskRow
 
 T = TypeVar("T")
@@ -57,7 +57,7 @@ class ToolContext:
     stock_overrides: dict[str, int] = field(default_factory=dict)
     out_of_stock: frozenset[str] = frozenset()
     user: Any = None  # the episode's SimulatedUser, made on the first ask_user (issue #6)
-    memo: dict[Any, Any] = field(default_factory=dict)
+    memo: BoundedCache = field(default_factory=lambda: BoundedCache(MEMO_LIMIT))
 
     @classmethod
     def create(
@@ -66,7 +66,7 @@ class ToolContext:
         task: TaskRow,
         episode: dict[str, Any],
         search: Any,
-        memo: dict[Any, Any] | None = None,
+        memo: BoundedCache | None = None,
     ) -> ToolContext:
         """A context with the episode's stock rules read once, on the catalog's ``memo``.
 
@@ -81,7 +81,7 @@ class ToolContext:
             search=search,
             stock_overrides={str(k): int(v) for k, v in overrides.items()},
             out_of_stock=frozenset(map(str, episode.get("out_of_stock") or ())),
-            memo={} if memo is None else memo,
+            memo=BoundedCache(MEMO_LIMIT) if memo is None else memo,
         )
 
     def memo_read(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:
@@ -93,12 +93,7 @@ class ToolContext:
         encoded text spares a replay, and every later episode that reads the same product,
         both building and encoding the result (issue #7's throughput).
         """
-        hit = self.memo.get(key)
-        if hit is None:
-            if len(self.memo) >= MEMO_LIMIT:
-                self.memo.clear()
-            hit = self.memo[key] = make()
-        return hit
+        return self.memo.remember(key, make)
 
     def product(self, product_id: str) -> dict[str, Any]:
         """A product record, or ToolError ``not_found`` (which says so when it is a variant id)."""

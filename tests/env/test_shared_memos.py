@@ -21,6 +21,7 @@ from shopgen.env.episode import ShopEnv
 from shopgen.env.parsing import parse_assistant, parse_shared
 from shopgen.env.tools import dialogue
 from shopgen.env.user import SimulatedUser, compile_script
+from shopgen.gen.store import BoundedCache
 from shopgen.policies import POLICIES
 from shopgen.policies import play as play_policy
 from shopgen.schemas.envs import ENV_NAMES
@@ -105,11 +106,14 @@ def test_playing_never_changes_a_shared_parse_and_warm_replays_equal_cold_ones(s
     assert _transcripts(shop, rows) == warm_before
 
 
-class _Forgetful(dict):
+class _Forgetful(BoundedCache):
     """A memo that remembers nothing: the plain computation to compare against."""
 
-    def __setitem__(self, key, value) -> None:
-        pass
+    def __init__(self) -> None:
+        super().__init__(limit=1)
+
+    def put(self, key, value):
+        return value
 
 
 def test_remembered_replies_equal_replies_rendered_on_a_fresh_script(shop):
