@@ -11,6 +11,10 @@ For each environment at d = 5 on one catalog:
   answered by the runtime's memo. ``scored_per_s`` counts all of it; the issue's target is
   stated *excluding search*, so ``scored_per_s_excl_search`` subtracts the CPU time spent
   inside ``catalog_search`` calls (measured by wrapping the registered tool).
+- the retrieval bound: during the ``tasks_per_s`` measurement, the BM25 and dense retrievals the live
+  oracles ran (searches no earlier task ran; drawn-and-rejected attempts included) per
+  accepted task, and their CPU time. ``retrieval_bound_tasks_per_s`` is the rate a core could
+  not exceed even if everything else in a task cost nothing.
 
 Rates are CPU seconds of this process (the shared machines are noisy in wall time), and each
 is also reported as a ratio to a baseline measured in the same run: the rate of bare
@@ -32,6 +36,7 @@ from typing import Any
 
 from bench.common import indexed_catalog
 from shopgen.env.episode import ShopEnv
+from shopgen.env.search import SearchIndex
 from shopgen.env.tools.registry import REGISTRY
 from shopgen.gen.difficulty import theta
 from shopgen.gen.render import render_first_message
@@ -75,6 +80,36 @@ def _timed_tool(name: str) -> Iterator[list[float]]:
         REGISTRY[name] = spec
 
 
+@contextmanager
+def _timed_retrieval() -> Iterator[list[float]]:
+    """CPU seconds and calls of the BM25 and dense retrievers while the block runs.
+
+    Both are looked up on the class at call time, so wrapping them there counts every fresh
+    retrieval (the search memo answers repeats without calling them).
+    """
+    spent = [0.0, 0]
+    originals = {name: getattr(SearchIndex, name) for name in ("bm25_rows", "dense_rows")}
+
+    def timed(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            started = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[0] += time.process_time() - started
+                spent[1] += 1
+
+        return wrapper
+
+    for name, fn in originals.items():
+        setattr(SearchIndex, name, timed(fn))
+    try:
+        yield spent
+    finally:
+        for name, fn in originals.items():
+            setattr(SearchIndex, name, fn)
+
+
 def run(quick: bool = False) -> dict:
     """Tasks/s and scored trajectories/s per environment, absolute and per baseline unit."""
     size, n, steady_warm = (10_000, 20, 0) if quick else (100_000, 100, STEADY_WARM)
@@ -99,12 +134,17 @@ def _environment(
     for k in range(WARM):
         factory.make(name, D, 10**6 + k)
     made: list = []
-    first = _cpu_rate(lambda k: made.append(factory.make(name, D, k)), n)
+
+    def measure(start: int) -> tuple[float, list[float]]:
+        with _timed_retrieval() as retrieval:
+            rate = _cpu_rate(lambda k: made.append(factory.make(name, D, start + k)), n)
+        return rate, retrieval
+
+    first, retrieval = measure(0)
     for k in range(steady_warm):
         factory.make(name, D, 2 * 10**6 + k)
-    rate = (
-        _cpu_rate(lambda k: made.append(factory.make(name, D, n + k)), n) if steady_warm else first
-    )
+    rate, retrieval = measure(n) if steady_warm else (first, retrieval)
+    retrieval_ms = 1000 * retrieval[0] / n
     drafts = [g.draft for g in made]
     renders = _cpu_rate(
         lambda k: render_first_message(
@@ -129,6 +169,9 @@ def _environment(
     return {
         "first_tasks_per_s": round(first, 1),
         "tasks_per_s": round(rate, 1),
+        "retrievals_per_task": round(retrieval[1] / 2 / n, 2),
+        "retrieval_ms_per_task": round(retrieval_ms, 3),
+        "retrieval_bound_tasks_per_s": round(1000 / retrieval_ms, 1) if retrieval_ms else None,
         "scored_per_s": round(scores, 1),
         "scored_per_s_excl_search": round(scores_excl, 1),
         "renders_per_s": round(renders, 1),
