@@ -224,7 +224,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     n = min(n_categories(d), len(cats), B * (T - 2 - ask))
     picked = sorted(rng.choice(len(cats), size=n, replace=False).tolist())
     kinds = [index.kinds[cats[i]] for i in picked]
-    spare = [index.kinds[c] for c in cats if c not in {k.category for k in kinds}]
+    spare = [index.kinds[c] for i, c in enumerate(cats) if i not in picked]
     has_budget = bool(rng.random() < p_budget(d))
     out_of_stock = _stock_outs(kinds + spare, float(axes.p_oos), rng)
     gone, q = set(out_of_stock), budget_quantile(d)
@@ -285,7 +285,7 @@ def _stock_outs(kinds: list[Kind], p_oos: float, rng: np.random.Generator) -> li
     out: list[str] = []
     for kind in kinds:
         head = kind.product_ids[: min(OOS_CANDIDATES, len(kind.product_ids) - 1)]
-        draws = rng.random(len(head))
+        draws = rng.random(len(head)).tolist()  # Python floats compare faster than NumPy's
         out += [pid for pid, u in zip(head, draws, strict=True) if u < p_oos]
     return out
 
@@ -339,7 +339,7 @@ def oracle(task: TaskRow) -> Oracle:
         turn += 1
         for noun, result in zip(todo, results, strict=False):
             cards[noun] = result.get("results", [])
-    aliases = {k["noun"]: k["aliases"] for k in kinds}
+    aliases = {k["noun"]: tuple(k["aliases"]) for k in kinds}
     chosen = [_cheapest(noun, aliases[noun], cards[noun]) for noun in known]
     total = sum(round(c["price"] * 100) for c in chosen)
     if goal["budget"] is not None and total > goal["budget"] * 100:
@@ -348,16 +348,21 @@ def oracle(task: TaskRow) -> Oracle:
     yield answer(goal, chosen)
 
 
-def _cheapest(noun: str, aliases: list[str], cards: list[dict[str, Any]]) -> dict[str, Any]:
+def _cheapest(noun: str, aliases: tuple[str, ...], cards: list[dict[str, Any]]) -> dict[str, Any]:
     """The cheapest in-stock card whose title names the kind (by any of its names)."""
-    patterns = [noun_pattern(a) for a in aliases]
-    fits = [c for c in cards if c["stock_qty"] > 0 and _names_any(c["title"], patterns)]
+    fits = [c for c in cards if c["stock_qty"] > 0 and names_kind(c["title"], aliases)]
     if not fits:
         raise Redraw(f"no in-stock {noun} shown")
     best = min(fits, key=lambda c: (c["price"], c["product_id"]))
     return {**best, "noun": noun}
 
 
-def _names_any(title: str, patterns: list[re.Pattern[str]]) -> bool:
+@lru_cache(maxsize=1 << 15)
+def names_kind(title: str, aliases: tuple[str, ...]) -> bool:
+    """A title names a kind by any of its names (see :func:`noun_pattern`).
+
+    Remembered: each search for a kind shows mostly the same few titles again, and a
+    look-up costs a fraction of lower-casing the title and running the patterns.
+    """
     low = title.lower()
-    return any(p.search(low) for p in patterns)
+    return any(noun_pattern(a).search(low) for a in aliases)
