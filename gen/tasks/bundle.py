@@ -89,23 +89,17 @@ class Kind:
         default_factory=dict, init=False, repr=False, compare=False
     )
 
-    @cached_property
-    def _positions(self) -> dict[str, int]:
-        return {pid: i for i, pid in enumerate(self.product_ids)}
+    def price_quantile(self, q: float, out: tuple[int, ...]) -> float:
+        """The q-quantile price of the products left when those at positions ``out`` are gone.
 
-    def price_quantile(self, q: float, gone: set[str]) -> float:
-        """The q-quantile price of the products not in ``gone``, remembered.
-
-        np.quantile costs far more than a look-up, and tasks keep asking for the same few
-        values: stock-outs only hit the cheapest products of a kind, and the (linear)
-        quantile of the k prices left out of n reads only the order statistics at
-        floor((n - k - 1)·q) and the next one. When every product taken off lies below
-        them, those statistics are the same whichever k products went (prices are sorted:
-        the i-th kept price is then prices[i + k]), so the value is remembered per k;
-        otherwise per exact set of positions.
+        ``out`` is ascending (positions in :attr:`product_ids`). np.quantile costs far more
+        than a look-up, and tasks keep asking for the same few values: stock-outs only hit
+        the cheapest products of a kind, and the (linear) quantile of the k prices left out
+        of n reads only the order statistics at floor((n - k - 1)·q) and the next one. When
+        every product taken off lies below them, those statistics are the same whichever k
+        products went (prices are sorted: the i-th kept price is then prices[i + k]), so the
+        value is remembered per k; otherwise per exact set of positions.
         """
-        positions = self._positions
-        out = tuple(sorted(positions[pid] for pid in gone if pid in positions))
         k = len(out)
         first_read = math.floor((len(self.prices) - k - 1) * q)
         # One position of margin, so float rounding of the read index cannot matter.
@@ -226,8 +220,8 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     kinds = [index.kinds[cats[i]] for i in picked]
     spare = [index.kinds[c] for i, c in enumerate(cats) if i not in picked]
     has_budget = bool(rng.random() < p_budget(d))
-    out_of_stock = _stock_outs(kinds + spare, float(axes.p_oos), rng)
-    gone, q = set(out_of_stock), budget_quantile(d)
+    gone, q = _stock_outs(kinds + spare, float(axes.p_oos), rng), budget_quantile(d)
+    out_of_stock = [k.product_ids[i] for k in kinds + spare for i in gone[k.category]]
     budget = _budget(kinds, gone, q) if has_budget else None
     must = [make_slot("bundle", f"must.{i}", k.noun, required=True) for i, k in enumerate(kinds)]
     said = [make_slot("bundle", "project", name, required=True), *(must if listed else [])]
@@ -276,25 +270,27 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     return Draft(slots=tuple(said), goal=goal, episode=episode, switch=switch, facts=facts)
 
 
-def _stock_outs(kinds: list[Kind], p_oos: float, rng: np.random.Generator) -> list[str]:
-    """The cheapest few products of each kind, each out of stock with probability p_oos.
+def _stock_outs(
+    kinds: list[Kind], p_oos: float, rng: np.random.Generator
+) -> dict[str, tuple[int, ...]]:
+    """Category → positions of its cheapest few products, each out of stock with prob. p_oos.
 
     The cheapest are the ones a budget-minded agent reaches for first, so they are the ones
     whose stock-out the agent must notice (stock 0 on the card). One always stays in stock.
+    Positions (ascending) rather than ids: they are what :meth:`Kind.price_quantile` reads.
     """
-    out: list[str] = []
+    out: dict[str, tuple[int, ...]] = {}
     for kind in kinds:
-        head = kind.product_ids[: min(OOS_CANDIDATES, len(kind.product_ids) - 1)]
-        draws = rng.random(len(head)).tolist()  # Python floats compare faster than NumPy's
-        out += [pid for pid, u in zip(head, draws, strict=True) if u < p_oos]
+        draws = rng.random(min(OOS_CANDIDATES, len(kind.product_ids) - 1)).tolist()
+        out[kind.category] = tuple(i for i, u in enumerate(draws) if u < p_oos)
     return out
 
 
-def _budget(kinds: list[Kind], gone: set[str], q: float) -> int:
+def _budget(kinds: list[Kind], gone: dict[str, tuple[int, ...]], q: float) -> int:
     """Whole dollars: the sum over kinds of the q-quantile in-stock price (≥ the cheapest sum)."""
     total = 0.0
     for kind in kinds:
-        total += kind.price_quantile(q, gone)
+        total += kind.price_quantile(q, gone[kind.category])
     return math.ceil(total)
 
 
@@ -350,7 +346,7 @@ def oracle(task: TaskRow) -> Oracle:
 
 def _cheapest(noun: str, aliases: tuple[str, ...], cards: list[dict[str, Any]]) -> dict[str, Any]:
     """The cheapest in-stock card whose title names the kind (by any of its names)."""
-    fits = [c for c in cards if c["stock_qty"] > 0 and names_kind(c["title"], aliases)]
+    fits = [c for c in cards if c["stock_qty"] > 0 and title_names(c["title"], aliases)]
     if not fits:
         raise Redraw(f"no in-stock {noun} shown")
     best = min(fits, key=lambda c: (c["price"], c["product_id"]))
@@ -358,7 +354,7 @@ def _cheapest(noun: str, aliases: tuple[str, ...], cards: list[dict[str, Any]]) 
 
 
 @lru_cache(maxsize=1 << 15)
-def names_kind(title: str, aliases: tuple[str, ...]) -> bool:
+def title_names(title: str, aliases: tuple[str, ...]) -> bool:
     """A title names a kind by any of its names (see :func:`noun_pattern`).
 
     Remembered: each search for a kind shows mostly the same few titles again, and a
