@@ -180,8 +180,8 @@ def _complete(
     the rule deciding stays unknown.
     """
     topic = engine.rules[rule_id].topic
-    for fact in sorted(topic_facts(engine, topic) - set(facts) - _LEAF_FACTS):
-        if fact not in FACT_SLOTS:
+    for fact in _fillable(engine, topic):
+        if fact in facts:
             continue
         options = list(_candidates(engine, topic, fact))
         rng.shuffle(options)
@@ -193,18 +193,34 @@ def _complete(
     return facts
 
 
-def _candidates(engine: PolicyEngine, topic: str, fact: str) -> list[Any]:
+@cache
+def _fillable(engine: PolicyEngine, topic: str) -> tuple[str, ...]:
+    """The topic's facts a customer can be given a value for, sorted (the order drawn in)."""
+    return tuple(sorted(f for f in topic_facts(engine, topic) - _LEAF_FACTS if f in FACT_SLOTS))
+
+
+@cache
+def _candidates(engine: PolicyEngine, topic: str, fact: str) -> tuple[Any, ...]:
     if fact in FACT_VALUES:
-        return list(FACT_VALUES[fact])
+        return tuple(FACT_VALUES[fact])
     if fact == "state":
-        return list(_STATES)
+        return _STATES
     bounds = [
         float(engine._literal(c.value))
         for r in engine.rules_of(topic)
         for c in r.when
         if c.fact == fact
     ]
-    return sorted({max(0.0, round(b + s, 2)) for b in bounds for s in (-7.5, 3.25, 12.0)})
+    return tuple(sorted({max(0.0, round(b + s, 2)) for b in bounds for s in (-7.5, 3.25, 12.0)}))
+
+
+@cache
+def _leaf_names(engine: PolicyEngine) -> dict[str, str]:
+    """Leaf category id → how a customer names it (the first leaf with that id)."""
+    names: dict[str, str] = {}
+    for _, cat in engine.taxonomy.leaves():
+        names.setdefault(cat.id, cat.name.lower())
+    return names
 
 
 def _said_values(engine: PolicyEngine, facts: dict[str, Any]) -> dict[str, tuple[str, Any]]:
@@ -212,8 +228,7 @@ def _said_values(engine: PolicyEngine, facts: dict[str, Any]) -> dict[str, tuple
     out: dict[str, tuple[str, Any]] = {}
     for fact, value in facts.items():
         if fact == "category":
-            leaf = next(c for _, c in engine.taxonomy.leaves() if c.id == value)
-            out["category"] = ("category", leaf.name.lower())
+            out["category"] = ("category", _leaf_names(engine)[value])
         elif fact in FACT_SLOTS:
             name = FACT_SLOTS[fact][0]
             said = SAY.get(fact, {}).get(value, value) if isinstance(value, str) else value
