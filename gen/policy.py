@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -192,11 +193,33 @@ class PolicyEngine:
             ConfigError: for an unknown topic or fact name (a caller bug, not a policy gap).
         """
         self._check_call(topic, facts)
-        for rid in self.order[topic]:
-            rule = self.rules[rid]
-            if all(self._holds(c, facts) for c in rule.when):
-                return self._decision(rule, (rid,))
+        for tests, decision in self._compiled[topic]:
+            for test in tests:
+                if not test(facts):
+                    break
+            else:
+                return decision
         return NoRuleApplies(topic, dict(facts))
+
+    @cached_property
+    def _compiled(self) -> dict[str, tuple[tuple[tuple[_Test, ...], Decision], ...]]:
+        """Per topic, in precedence order, each rule's clause tests and its (fixed) decision.
+
+        A store's values never change once drawn, so a rule's decision (its sentence rendered)
+        and the literal each clause compares with are fixed at first use: an evaluation is then
+        a few closure calls per rule, not a clause interpretation (the return generator and
+        tools evaluate several topics per line).
+        """
+        return {
+            topic: tuple(
+                (
+                    tuple(self._test(c) for c in self.rules[rid].when),
+                    self._decision(self.rules[rid], (rid,)),
+                )
+                for rid in rids
+            )
+            for topic, rids in self.order.items()
+        }
 
     def matching(self, topic: str, facts: Mapping[str, Any]) -> list[str]:
         """Every rule of ``topic`` whose clauses hold, in precedence order (first one decides)."""
@@ -336,26 +359,26 @@ class PolicyEngine:
         return self.values[value.ref] if isinstance(value, Ref) else value
 
     def _holds(self, clause: Clause, facts: Mapping[str, Any]) -> bool:
-        have = facts.get(clause.fact)
-        if have is None:
-            return False  # an unknown fact never satisfies a clause, not even `ne`
-        want = self._literal(clause.value)
-        op = clause.op
+        return self._test(clause)(facts)
+
+    def _test(self, clause: Clause) -> _Test:
+        """Whether ``clause`` holds for a set of facts, as a function of the facts.
+
+        An unknown (absent or None) fact never satisfies a clause, not even ``ne``; set facts
+        test membership, string facts equality or membership, numbers compare as floats.
+        """
+        fact, op, want = clause.fact, clause.op, self._literal(clause.value)
         if op in ("has", "lacks"):
-            return (want in set(have)) == (op == "has")
+            has = op == "has"
+            return lambda facts: (h := facts.get(fact)) is not None and (want in set(h)) == has
         if op in ("in", "not_in"):
-            return (have in want) == (op == "in")
-        if op in ("eq", "ne") and FACTS[clause.fact] == "str":
-            return (have == want) == (op == "eq")
-        a, b = float(have), float(want)
-        return {
-            "eq": a == b,
-            "ne": a != b,
-            "lt": a < b,
-            "le": a <= b,
-            "gt": a > b,
-            "ge": a >= b,
-        }[op]
+            among = op == "in"
+            return lambda facts: (h := facts.get(fact)) is not None and (h in want) == among
+        if op in ("eq", "ne") and FACTS[fact] == "str":
+            equal = op == "eq"
+            return lambda facts: (h := facts.get(fact)) is not None and (h == want) == equal
+        compare, bound = _COMPARE[op], float(want)
+        return lambda facts: (h := facts.get(fact)) is not None and compare(float(h), bound)
 
     def _mask(self, clauses: list[Clause], frame: pl.DataFrame) -> pl.Expr:
         cond = pl.lit(True)
@@ -379,6 +402,18 @@ class PolicyEngine:
             rule_ids,
             rule_sentence(self, rule),
         )
+
+
+#: A compiled clause: facts → whether the clause holds.
+_Test = Callable[[Mapping[str, Any]], bool]
+_COMPARE: dict[str, Callable[[float, float], bool]] = {
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+}
 
 
 def _clause_expr(op: str, col: pl.Expr, want: Any) -> pl.Expr:
