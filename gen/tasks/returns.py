@@ -112,18 +112,17 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         user_id = pick(rng, ctx.customers_with_orders(n_orders))
         lo, hi = book.spans.get(user_id, (0, 0))
         row = pick(rng, [r for r in range(lo, hi) if book.returnable[r]])
-        statuses = ctx.store.lines_columns(book.order_ids[row], "status")[0]
-        j = pick(rng, [j for j, status in enumerate(statuses) if status == "active"])
+        first, end = book.line_spans[row]
+        j = pick(rng, [j for j, ok in enumerate(book.line_active[first:end]) if ok])
     else:
         user_id, row, j = drawn
     # Up to the visibility check (which most plain draws fail), the draw reads columns only;
     # records are built for the draws that pass, and the tools then reuse them.
-    order_id = book.order_ids[row]
-    product_id, price, quantity = (
-        c[j] for c in ctx.store.lines_columns(order_id, "product_id", "unit_price", "quantity")
+    order_id, at = book.order_ids[row], book.line_spans[row][0] + j
+    category = ctx.store.product_field(book.line_products[at], "category_id")
+    facts = _line_facts(
+        ctx, category, book.line_prices[at], book.line_quantities[at], book.tiers[user_id], rng
     )
-    category = ctx.store.product_field(product_id, "category_id")
-    facts = _line_facts(ctx, category, price, quantity, book.tiers.get(user_id, "none"), rng)
     engine = ctx.engine
     window = engine.evaluate("return_window", facts)
     if not isinstance(window, Decision):
@@ -139,7 +138,9 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         raise Redraw("the target order is not among the last H_orders orders")
     order = ctx.store.order(order_id)
     line = ctx.store.lines_of(order_id)[j]
-    noun = _noun(ctx, line["product_id"])
+    title, noun = ctx.order_items(order_id)[j]
+    if noun is None:
+        raise Redraw(f"no taxonomy noun in title {title.lower()!r}")
     holders = _holders(ctx, visible, order, noun)
     ambiguous = len(holders) > 1
 
@@ -270,7 +271,9 @@ class _OrderBook:
     """The orders table as Python columns, for draws that reject most of what they read.
 
     Rows are those of ``store.order_table`` (by customer, then time), so a customer's rows
-    are their ``orders_of`` list in order. Built once per context (~0.3 s at 100k orders).
+    are their ``orders_of`` list in order; line columns are aligned with ``store.line_table``
+    (by order, then line number), so an order's lines are its ``lines_of`` list in order.
+    Built once per context (~0.3 s at 100k orders).
 
     Attributes:
         spans: customer → their rows ``[lo, hi)``.
@@ -279,6 +282,9 @@ class _OrderBook:
         delivered_at: each row's delivery time (None when not delivered).
         last_event: each row's latest event time (placed, shipped, delivered, cancelled).
         tiers: customer → membership tier.
+        line_spans: each row's lines ``[lo, hi)``.
+        line_active, line_products, line_prices, line_quantities: each line's status is
+            ``active``, its product, unit price and quantity.
     """
 
     spans: dict[str, tuple[int, int]]
@@ -287,6 +293,11 @@ class _OrderBook:
     delivered_at: list[datetime | None]
     last_event: list[datetime]
     tiers: dict[str, str]
+    line_spans: list[tuple[int, int]]
+    line_active: list[bool]
+    line_products: list[str]
+    line_prices: list[float]
+    line_quantities: list[int]
 
 
 def _order_book(ctx: GenContext) -> _OrderBook:
@@ -303,6 +314,16 @@ def _build_order_book(ctx: GenContext) -> _OrderBook:
         .agg(lo=pl.col("row").first(), n=pl.len())
     )
     users = ctx.store.read("users", columns=["user_id", "tier"])
+    lines = ctx.store.line_table
+    line_runs = (
+        lines.select("order_id")
+        .with_row_index("at")
+        .group_by("order_id")
+        .agg(lo=pl.col("at").first(), hi=pl.col("at").last() + 1)
+    )
+    spans = orders.select("order_id").join(
+        line_runs, on="order_id", how="left", maintain_order="left"
+    )
     return _OrderBook(
         spans={u: (lo, lo + n) for u, lo, n in runs.iter_rows()},
         order_ids=orders["order_id"].to_list(),
@@ -317,15 +338,12 @@ def _build_order_book(ctx: GenContext) -> _OrderBook:
         .to_series()
         .to_list(),
         tiers=dict(users.iter_rows()),
+        line_spans=list(zip(*(spans[c].fill_null(0).to_list() for c in ("lo", "hi")), strict=True)),
+        line_active=(lines["status"] == "active").to_list(),
+        line_products=lines["product_id"].to_list(),
+        line_prices=lines["unit_price"].to_list(),
+        line_quantities=lines["quantity"].to_list(),
     )
-
-
-def _noun(ctx: GenContext, product_id: str) -> str:
-    title = ctx.store.product(product_id)["title"]
-    found = ctx.noun_in_title(title)
-    if found is None:
-        raise Redraw(f"no taxonomy noun in title {title.lower()!r}")
-    return found
 
 
 def _clashing_line(
