@@ -9,12 +9,18 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from shopgen.env.tools.context import ToolContext
 from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
+from shopgen.gen.store import BoundedCache
 
 #: Characters of a product title an order listing shows.
 TITLE_CHARS = 60
+#: Listed titles remembered per store (product id → title as a listing shows it).
+TITLE_CACHE = 65536
+
+_TITLES: WeakKeyDictionary = WeakKeyDictionary()
 
 
 def customer_id(ctx: ToolContext) -> str:
@@ -57,6 +63,14 @@ def _day(value: datetime | date | None) -> str | None:
 
 
 def _title(ctx: ToolContext, product_id: str) -> str:
+    """A product's title as listings show it, remembered per store (every line shows one)."""
+    titles = _TITLES.get(ctx.store)
+    if titles is None:
+        titles = _TITLES[ctx.store] = BoundedCache(TITLE_CACHE)
+    return titles.remember(product_id, lambda: _listed_title(ctx, product_id))
+
+
+def _listed_title(ctx: ToolContext, product_id: str) -> str:
     # One column, not the product's record (a row decode and a JSON parse of its attributes).
     title = ctx.store.product_field(product_id, "title")
     if title is None:
@@ -89,7 +103,8 @@ def orders_list(ctx: ToolContext) -> Encoded | dict[str, Any]:
 def _orders_list(ctx: ToolContext) -> dict[str, Any]:
     out = []
     for o in customer_orders(ctx):
-        lines = ctx.store.lines_of(o["order_id"])
+        # Two columns of the lines, not their records (a listing shows every listed order's).
+        products, quantities = ctx.store.lines_columns(o["order_id"], "product_id", "quantity")
         out.append(
             {
                 "order_id": o["order_id"],
@@ -97,12 +112,8 @@ def _orders_list(ctx: ToolContext) -> dict[str, Any]:
                 "status": o["status"],
                 "total": round(o["total"], 2),
                 "items": [
-                    {
-                        "product_id": ln["product_id"],
-                        "title": _title(ctx, ln["product_id"]),
-                        "quantity": ln["quantity"],
-                    }
-                    for ln in lines
+                    {"product_id": pid, "title": _title(ctx, pid), "quantity": quantity}
+                    for pid, quantity in zip(products, quantities, strict=True)
                 ],
             }
         )

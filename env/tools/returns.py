@@ -108,15 +108,29 @@ def _line(ctx: ToolContext, order: dict, product_id: str, variant_id: str | None
     return lines[0]
 
 
+def _tiers(store: Any) -> dict[str, str]:
+    """Customer → membership tier, read once per store (a return check reads only the tier)."""
+    found = _TIERS.get(store)
+    if found is None:
+        users = store.read("users", columns=["user_id", "tier"])
+        found = _TIERS[store] = dict(users.iter_rows())
+    return found
+
+
+_TIERS: WeakKeyDictionary = WeakKeyDictionary()
+
+
 def _facts(ctx: ToolContext, order: dict, line: dict, reason: str) -> dict[str, Any]:
-    product = ctx.product(line["product_id"])
-    department, tags = ctx.store.category_facts.get(product["category_id"], ("", ()))
-    user = ctx.store.user(customer_id(ctx))
+    # One column of the product, not its record (a row decode and a JSON parse).
+    category = ctx.store.product_field(line["product_id"], "category_id")
+    if category is None:
+        ctx.product(line["product_id"])  # raises not_found, as reading the record would
+    department, tags = ctx.store.category_facts.get(category, ("", ()))
     facts: dict[str, Any] = {
-        "category": product["category_id"],
+        "category": category,
         "department": department,
         "tags": list(tags),
-        "tier": user["tier"] if user else "none",
+        "tier": _tiers(ctx.store).get(customer_id(ctx), "none"),
         "item_condition": (ctx.episode.get("item_condition") or {}).get(
             line["product_id"], "unopened"
         ),
