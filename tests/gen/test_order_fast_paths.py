@@ -1,0 +1,160 @@
+"""The order and policy fast paths give exactly what the plain computations gave.
+
+returns draws from the order book's columns instead of order and line records, the policy
+engine evaluates compiled clause tests instead of interpreting clauses, and the order and
+return tools read columns instead of records. Each is checked here against the plain
+computation it replaced, kept in this file as the reference.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shopgen.gen.policy import PolicyEngine
+from shopgen.gen.store import CatalogStore
+from shopgen.gen.tasks import returns
+from shopgen.gen.tasks.base import GenContext
+from shopgen.schemas.policy import FACT_VALUES, FACTS, Clause, Ref
+
+
+@pytest.fixture(scope="module")
+def store(catalog_dir) -> CatalogStore:
+    return CatalogStore(catalog_dir)
+
+
+@pytest.fixture(scope="module")
+def ctx(store) -> GenContext:
+    return GenContext(store, seed=0)
+
+
+@pytest.fixture(scope="module")
+def engine() -> PolicyEngine:
+    return PolicyEngine.for_store(0)
+
+
+# --- the order book against the store's records ----------------------------------------------
+
+
+def _visible_reference(orders: list[dict[str, Any]], today: date, n: int) -> list[str]:
+    """returns 2.0's visibility test as first written, over the customer's order records."""
+    end = datetime.combine(today + timedelta(days=1), datetime.min.time())
+    keys = ("placed_at", "shipped_at", "delivered_at", "cancelled_at")
+    past = [o for o in orders if all(o[k] is None or o[k] < end for k in keys)]
+    return [o["order_id"] for o in past[-n:]]
+
+
+def test_order_book_rows_are_the_store_records(ctx, store):
+    book = returns._order_book(ctx)
+    users = store.order_table["user_id"].unique(maintain_order=True).to_list()
+    assert set(book.spans) == set(users)
+    for user_id in users[:: max(1, len(users) // 60)]:
+        lo, hi = book.spans[user_id]
+        orders = store.orders_of(user_id)
+        assert [book.order_ids[r] for r in range(lo, hi)] == [o["order_id"] for o in orders]
+        assert book.tiers[user_id] == store.user(user_id)["tier"]
+        for row, order in zip(range(lo, hi), orders, strict=True):
+            delivered = order["status"] == "delivered" and bool(order["delivered_at"])
+            assert book.returnable[row] == delivered
+            assert book.delivered_at[row] == order["delivered_at"]
+            first, end = book.line_spans[row]
+            lines = store.lines_of(order["order_id"])
+            assert end - first == len(lines)
+            for at, line in zip(range(first, end), lines, strict=True):
+                assert book.line_active[at] == (line["status"] == "active")
+                assert book.line_products[at] == line["product_id"]
+                assert book.line_prices[at] == line["unit_price"]
+                assert book.line_quantities[at] == line["quantity"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(pick=st.integers(0, 10**6), n=st.integers(1, 6), shift=st.integers(-400, 60))
+def test_visible_from_columns_is_the_record_scan(ctx, store, pick, n, shift):
+    users = sorted(returns._order_book(ctx).spans)
+    user_id = users[pick % len(users)]
+    today = ctx.today + timedelta(days=shift)  # days before the newest orders too
+    got = returns._visible(returns._order_book(ctx), user_id, today, n)
+    assert got == _visible_reference(store.orders_of(user_id), today, n)
+
+
+# --- compiled policy evaluation against the clause interpreter --------------------------------
+
+
+def _holds_reference(engine: PolicyEngine, clause: Clause, facts: dict[str, Any]) -> bool:
+    """The engine's clause interpreter before compilation."""
+    have = facts.get(clause.fact)
+    if have is None:
+        return False
+    want = engine.values[clause.value.ref] if isinstance(clause.value, Ref) else clause.value
+    op = clause.op
+    if op in ("has", "lacks"):
+        return (want in set(have)) == (op == "has")
+    if op in ("in", "not_in"):
+        return (have in want) == (op == "in")
+    if op in ("eq", "ne") and FACTS[clause.fact] == "str":
+        return (have == want) == (op == "eq")
+    a, b = float(have), float(want)
+    return {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[op]
+
+
+def _facts_strategy(engine: PolicyEngine) -> st.SearchStrategy[dict[str, Any]]:
+    leaves = [(c.id, d.id, sorted(c.tags)) for d, c in engine.taxonomy.leaves()]
+    number = st.one_of(st.integers(0, 120), st.floats(0, 500, allow_nan=False))
+    return st.fixed_dictionaries(
+        {"leaf": st.sampled_from(leaves)},
+        optional={
+            "tier": st.sampled_from(FACT_VALUES["tier"]),
+            "item_condition": st.sampled_from(FACT_VALUES["item_condition"]),
+            "reason": st.sampled_from(FACT_VALUES["reason"]),
+            "return_method": st.sampled_from(FACT_VALUES["return_method"]),
+            "ship_method": st.sampled_from(FACT_VALUES["ship_method"]),
+            "days_since_delivery": number,
+            "order_total": number,
+            "price": number,
+            "quantity": st.integers(1, 6),
+            "state": st.sampled_from(["CA", "NY", "TX", "AK", "HI"]),
+        },
+    ).map(
+        lambda f: {
+            **{k: v for k, v in f.items() if k != "leaf"},
+            "category": f["leaf"][0],
+            "department": f["leaf"][1],
+            "tags": f["leaf"][2],
+        }
+    )
+
+
+_ENGINE = PolicyEngine.for_store(0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(facts=_facts_strategy(_ENGINE))
+def test_compiled_evaluation_is_the_clause_interpreter(facts):
+    for topic, rids in _ENGINE.order.items():
+        want = next(
+            (
+                rid
+                for rid in rids
+                if all(_holds_reference(_ENGINE, c, facts) for c in _ENGINE.rules[rid].when)
+            ),
+            None,
+        )
+        got = _ENGINE.evaluate(topic, facts)
+        if want is None:
+            assert not got
+        else:
+            assert got.rule_ids == (want,)
+            assert got.value == _ENGINE.values[want]
+            assert got == _ENGINE._decision(_ENGINE.rules[want], (want,))
+
+
+def test_with_values_recompiles(engine):
+    rid = next(r.id for r in engine.rules_of("return_window") if not r.when)
+    changed = engine.with_values({rid: 99.0})
+    facts = {"category": "__none__", "department": "__none__", "tags": []}
+    assert changed.evaluate("return_window", facts).value == 99.0
+    assert engine.evaluate("return_window", facts).value == engine.values[rid]
