@@ -66,6 +66,7 @@ Version history:
 from __future__ import annotations
 
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -112,8 +113,9 @@ STATUS_PHRASES = {
 }
 
 
+@lru_cache(maxsize=4096)
 def spoken_date(day: date) -> str:
-    """A date as a customer says it: ``March 5``."""
+    """A date as a customer says it: ``March 5`` (remembered: a strftime per task adds up)."""
     return f"{day:%B} {day.day}"
 
 
