@@ -478,6 +478,7 @@ def oracle(task: TaskRow) -> Oracle:
     played = 0
     pending: list[Any] = [next(p) for p in players]
     finals: list[str | None] = [None] * len(players)
+    searched = [False] * len(players)
     while True:
         for i, turn in enumerate(pending):
             if isinstance(turn, str) and finals[i] is None:
@@ -485,7 +486,10 @@ def oracle(task: TaskRow) -> Oracle:
         active = [i for i, t in enumerate(pending) if not isinstance(t, str)]
         if not active:
             break
-        if played + _turns_at_least([pending[i] for i in active], budget) + 1 > t_max:
+        for i in active:
+            searched[i] = searched[i] or any(name == "catalog_search" for name, _ in pending[i])
+        later = [_turns_after(steps[i]["env"], pending[i], searched[i]) for i in active]
+        if played + _turns_at_least([pending[i] for i in active], budget, later) + 1 > t_max:
             raise Redraw("the oracle needs more than T_max turns")
         batch, calls = [], []
         for i in active:  # first fit: a step whose turn does not fit waits for the next
@@ -506,15 +510,34 @@ def oracle(task: TaskRow) -> Oracle:
     yield "\n\n".join((f or "").strip() for f in finals)
 
 
-def _turns_at_least(turns: list[list[Any]], budget: int) -> int:
-    """Turns that the steps' pending calls take at the least, however they are packed.
+def _turns_at_least(turns: list[list[Any]], budget: int, later: list[int] | None = None) -> int:
+    """Turns that the steps' pending calls, and the turns they surely take after them, need.
 
-    The journey oracle stops a draw as soon as these turns and the final message cannot fit
-    T_max: the runtime would end the episode later anyway, after more (search) turns wasted on
-    a draw that is rejected either way. Steps may need more turns after these, never fewer.
+    ``later[i]`` is how many turns step ``i`` takes at the least after its pending one
+    (:func:`_turns_after`), each of at most ``budget`` calls. The journey oracle stops a draw
+    as soon as these turns and the final message cannot fit T_max: the runtime would end the
+    episode later anyway, after more (search) turns wasted on a draw that is rejected either
+    way. Steps may need more turns than these, never fewer, so the same draws are rejected.
     """
+    later = later or [0] * len(turns)
     per_turn = max(budget, *(len(t) for t in turns))
-    return -(-sum(len(t) for t in turns) // per_turn)
+    calls = sum(len(t) for t in turns) + sum(later)
+    return max(-(-calls // per_turn), *(1 + n for n in later))
+
+
+def _turns_after(env: str, turn: list[Any], searched: bool) -> int:
+    """Turns a step's oracle plays at the least after its pending tool turn ``turn``.
+
+    Known for the search-then-recommend oracles (:func:`shopgen.gen.tasks.recsearch.play`):
+    their last tool turn is ``recommend_products`` alone, and it needs a seen product, which
+    only a search shows (so a step that has not searched yet has a search turn ahead, too).
+    Every other environment counts 0 (no claim).
+    """
+    if env not in ("discovery", "substitution"):
+        return 0
+    if any(name == "recommend_products" for name, _ in turn):
+        return 0
+    return 1 if searched else 2
 
 
 def _change_text(results: list[dict[str, Any]]) -> str:
