@@ -180,31 +180,45 @@ class _Matcher:
     speakable: bool
 
 
+@lru_cache(maxsize=8192)
 def _segments(name: str) -> tuple[str | None, int | None]:
-    """The name's meaningful last segment and its item index (``items.1.variant.color``)."""
+    """The name's meaningful last segment and its item index (``items.1.variant.color``).
+
+    Remembered: slot names repeat across scripts.
+    """
     parts = name.split(".")
     index = next((int(p) for p in parts if p.isdigit()), None)
     words = [p for p in parts if not p.isdigit()]
     return (words[-1] if words else None), index
 
 
+@lru_cache(maxsize=8192)
+def _words(
+    last: str | None, kind: str, label: str, keywords: tuple[str, ...]
+) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
+    """A slot's strong and weak question phrases, from the parts of it they depend on.
+
+    Remembered: scripts repeat the same few (name, kind, label) combinations with new values,
+    and building the phrase lists was most of a script's compile (a new one per episode).
+    """
+    strong = list(NAME_WORDS.get(last or "", ()))
+    strong += KIND_WORDS.get(kind, ())
+    strong += [label, *keywords]
+    if kind in ("attr", "variant") and last:
+        strong.append(last.replace("_", " "))
+    weak = list(WEAK_WORDS.get(last or "", ())) + list(WEAK_WORDS.get(kind, ()))
+    return (
+        tuple(dict.fromkeys(t for t in map(_phrase, strong) if t)),
+        tuple(dict.fromkeys(t for t in map(_phrase, weak) if t)),
+    )
+
+
 def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
     last, index = _segments(slot.name)
-    strong = list(NAME_WORDS.get(last or "", ()))
-    strong += KIND_WORDS.get(slot.kind, ())
-    strong += [slot.label, *slot.keywords]
-    if slot.kind in ("attr", "variant") and last:
-        strong.append(last.replace("_", " "))
-    weak = list(WEAK_WORDS.get(last or "", ())) + list(WEAK_WORDS.get(slot.kind, ()))
+    strong, weak = _words(last, slot.kind, slot.label, tuple(slot.keywords))
     text = str(slot.value)
     speakable = slot.kind != "id" and not any(s and s in text for s in never_say)
-    return _Matcher(
-        slot=slot,
-        strong=tuple(dict.fromkeys(t for t in map(_phrase, strong) if t)),
-        weak=tuple(dict.fromkeys(t for t in map(_phrase, weak) if t)),
-        item=index,
-        speakable=speakable,
-    )
+    return _Matcher(slot=slot, strong=strong, weak=weak, item=index, speakable=speakable)
 
 
 #: Distinct questions whose matched slots one compiled script remembers.
