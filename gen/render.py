@@ -35,6 +35,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from shopgen.gen import noise
 from shopgen.gen.difficulty import Theta, theta
 from shopgen.gen.schedules import p_shorthand
+from shopgen.gen.seeding import generator
 from shopgen.gen.slots import ENVS, Slot, check_slots, nest, slot_label
 from shopgen.schemas.errors import ConfigError, ShopgenError
 
@@ -162,7 +163,7 @@ class _LazyStream:
 
     def __getattr__(self, name: str) -> Any:
         if self._rng is None:
-            self._rng = np.random.Generator(np.random.PCG64(self._seed))
+            self._rng = generator(self._seed)
         return getattr(self._rng, name)
 
 
