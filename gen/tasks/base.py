@@ -302,23 +302,33 @@ def call(name: str, **arguments: Any) -> Call:
     return (name, arguments)
 
 
+#: What :func:`shown_ids` descends into (JSON's containers).
+_CONTAINERS = (dict, list)
+
+
 def shown_ids(results: list[dict[str, Any]], key: str = "product_id") -> list[str]:
-    """Every value of ``key`` anywhere in a turn's tool results, in order of appearance."""
-    found: list[str] = []
+    """Every value of ``key`` anywhere in a turn's tool results, in order of appearance.
+
+    Oracles call this on every turn's results (20-card pages): an insertion-ordered dict
+    stands for the seen set, and only containers are descended into.
+    """
+    found: dict[str, None] = {}
 
     def walk(node: Any) -> None:
         if isinstance(node, dict):
             for k, v in node.items():
-                if k == key and isinstance(v, str) and v not in found:
-                    found.append(v)
-                else:
+                if k == key and isinstance(v, str):
+                    found[v] = None
+                elif isinstance(v, _CONTAINERS):
                     walk(v)
-        elif isinstance(node, list):
+        else:
             for item in node:
-                walk(item)
+                if isinstance(item, _CONTAINERS):
+                    walk(item)
 
-    walk(results)
-    return found
+    if isinstance(results, _CONTAINERS):
+        walk(results)
+    return list(found)
 
 
 def chunked(calls: list[Call], size: int) -> list[list[Call]]:
