@@ -289,9 +289,10 @@ def oracle(task: TaskRow) -> Oracle:
             planned.append((call("cart_view"), "view"))
         results = yield [c for c, _ in planned]
         turns += 1
-        for r in results:
-            state["shown"].update(shown_ids(r))
-        read_results(planned, results, intents, state)
+        shown = [shown_ids(r) for r in results]
+        for ids in shown:
+            state["shown"].update(ids)
+        read_results(planned, results, shown, intents, state)
         if not state["revealed"]:
             if not any("customer" in r or "reply" in r for r in results):
                 raise Redraw("the change of mind was not said after the first turn")

@@ -99,19 +99,24 @@ def plan_turn(
 def read_results(
     planned: list[tuple[tuple[str, dict[str, Any]], Any]],
     results: list[dict[str, Any]],
+    shown: list[list[str]],
     intents: list[Intent],
     state: dict[str, Any],
 ) -> None:
-    """Update what the oracle knows from one turn's results (tool results come in call order)."""
-    for (_, purpose), result in zip(planned, results, strict=False):
+    """Update what the oracle knows from one turn's results (tool results come in call order).
+
+    ``shown`` holds each result's :func:`~shopgen.gen.tasks.base.shown_ids` (the caller has
+    them already: a page is walked once).
+    """
+    for (_, purpose), result, ids in zip(planned, results, shown, strict=False):
         if purpose == "history":
             state["history"] = True
-            seen = set(shown_ids(result))
+            seen = set(ids)
             for it in intents:
                 if it.history:
                     it.located = it.target.get("product_id") in seen
         elif purpose[0] in ("search", "retry"):
-            seen = set(shown_ids(result))
+            seen = set(ids)
             if purpose[0] == "search":
                 state["searched"][purpose[1]] = seen
             for it in intents:
