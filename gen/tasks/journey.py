@@ -478,7 +478,8 @@ def oracle(task: TaskRow) -> Oracle:
     played = 0
     pending: list[Any] = [next(p) for p in players]
     finals: list[str | None] = [None] * len(players)
-    searched = [False] * len(players)
+    issued: list[list[Any]] = [[] for _ in players]  # each step's calls, its pending turn's too
+    counted: list[Any] = [None] * len(players)
     while True:
         for i, turn in enumerate(pending):
             if isinstance(turn, str) and finals[i] is None:
@@ -487,8 +488,10 @@ def oracle(task: TaskRow) -> Oracle:
         if not active:
             break
         for i in active:
-            searched[i] = searched[i] or any(name == "catalog_search" for name, _ in pending[i])
-        later = [_turns_after(steps[i]["env"], pending[i], searched[i]) for i in active]
+            if counted[i] is not pending[i]:  # a turn that waited is counted once
+                issued[i] += pending[i]
+                counted[i] = pending[i]
+        later = [_turns_after(steps[i], pending[i], issued[i]) for i in active]
         if played + _turns_at_least([pending[i] for i in active], budget, later) + 1 > t_max:
             raise Redraw("the oracle needs more than T_max turns")
         batch, calls = [], []
@@ -525,19 +528,35 @@ def _turns_at_least(turns: list[list[Any]], budget: int, later: list[int] | None
     return max(-(-calls // per_turn), *(1 + n for n in later))
 
 
-def _turns_after(env: str, turn: list[Any], searched: bool) -> int:
+def _turns_after(step: dict[str, Any], turn: list[Any], issued: list[Any]) -> int:
     """Turns a step's oracle plays at the least after its pending tool turn ``turn``.
 
-    Known for the search-then-recommend oracles (:func:`shopgen.gen.tasks.recsearch.play`):
-    their last tool turn is ``recommend_products`` alone, and it needs a seen product, which
-    only a search shows (so a step that has not searched yet has a search turn ahead, too).
-    Every other environment counts 0 (no claim).
+    ``issued`` is every call the step's oracle has made, ``turn``'s included. Known for:
+
+    - the search-then-recommend oracles (:func:`shopgen.gen.tasks.recsearch.play`): their
+      last tool turn is ``recommend_products`` alone, and it needs a seen product, which only
+      a search shows (so a step that has not searched yet has a search turn ahead, too);
+    - the cart oracle (:func:`shopgen.gen.tasks.cart.oracle`): every item of the final cart
+      takes one ``cart_add``, and an item with variants is added only in a turn after the
+      one that listed them (``catalog_get_variants`` of its product).
+
+    Every other environment counts 0 (no claim). Each of those later turns has at most
+    B_tool calls, as :func:`_turns_at_least` assumes.
     """
-    if env not in ("discovery", "substitution"):
-        return 0
-    if any(name == "recommend_products" for name, _ in turn):
-        return 0
-    return 1 if searched else 2
+    env = step["env"]
+    names = [name for name, _ in issued]
+    if env in ("discovery", "substitution"):
+        if any(name == "recommend_products" for name, _ in turn):
+            return 0
+        return 1 if "catalog_search" in names else 2
+    if env == "cart":
+        items = step["goal"]["items"]
+        if names.count("cart_add") >= len(items):
+            return 0
+        listed = {a.get("product_id") for n, a in issued if n == "catalog_get_variants"}
+        unlisted = any(it["n_variants"] >= 2 and it["product_id"] not in listed for it in items)
+        return 2 if unlisted else 1
+    return 0
 
 
 def _change_text(results: list[dict[str, Any]]) -> str:

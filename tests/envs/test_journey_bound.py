@@ -16,24 +16,43 @@ def _tool_turns(row) -> list[list[tuple[str, dict]]]:
     ]
 
 
-@pytest.mark.parametrize("env", ["discovery", "substitution"])
+@pytest.mark.parametrize("env", ["discovery", "substitution", "cart"])
 def test_turns_after_is_a_lower_bound_of_the_oracles_play(factory, env):
-    checked = 0
+    checked = claimed = 0
     for d in (0, 3, 5, 8, 12):
         for k in range(4):
-            turns = _tool_turns(factory.make(env, d, k).row)
-            searched = False
+            row = factory.make(env, d, k).row
+            step = {"env": env, "goal": row.decoded("goal")}
+            turns = _tool_turns(row)
+            issued: list = []
             for j, turn in enumerate(turns):
-                searched = searched or any(name == "catalog_search" for name, _ in turn)
-                assert len(turns) - j - 1 >= _turns_after(env, turn, searched), (d, k, j)
+                issued += turn
+                bound = _turns_after(step, turn, issued)
+                assert len(turns) - j - 1 >= bound, (d, k, j)
                 checked += 1
+                claimed += bound > 0
     assert checked > 40
+    assert claimed > 10  # the bound says something, not only 0
 
 
 def test_turns_after_claims_nothing_for_other_environments():
     turn = [("catalog_search", {"query": "lamp"})]
-    assert _turns_after("cart", turn, False) == 0
-    assert _turns_after("bundle", turn, True) == 0
+    for env in ("bundle", "returns", "status", "policy"):
+        assert _turns_after({"env": env, "goal": {}}, turn, turn) == 0
+
+
+def test_cart_bound_counts_adds_and_variant_listings():
+    items = [
+        {"product_id": "A", "n_variants": 3},
+        {"product_id": "B", "n_variants": 0},
+    ]
+    step = {"env": "cart", "goal": {"items": items}}
+    search = [("catalog_search", {"query": "a"}), ("catalog_search", {"query": "b"})]
+    assert _turns_after(step, search, search) == 2  # A's variants, then its add
+    listed = [("catalog_get_variants", {"product_id": "A"}), ("cart_add", {"product_id": "B"})]
+    assert _turns_after(step, listed, search + listed) == 1  # A's add
+    add = [("cart_add", {"product_id": "A"})]
+    assert _turns_after(step, add, search + listed + add) == 0
 
 
 def test_turns_at_least_counts_calls_and_sequences():
