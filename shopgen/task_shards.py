@@ -90,4 +90,6 @@ def generate_sharded(executor: Executor, shards: list[TaskShard]) -> Iterator[Ta
 @lru_cache(maxsize=2)
 def _factory(catalog: str, seed: int, overrides: str, prompt: str | None) -> TaskFactory:
     env = ShopEnv(CatalogStore(catalog))
-    return TaskFactory(env, seed=seed, overrides=json.loads(overrides), prompt=prompt)
+    return TaskFactory(
+        env, seed=seed, overrides=json.loads(overrides), prompt=prompt, freeze_heap=True
+    )

@@ -113,7 +113,9 @@ def tasks(
     out = out or Path("data/tasks") / f"{env_name}-d{d_text.replace(',', '_')}"
     store = open_catalog(catalog)
     prompt = system_prompt.read_text(encoding="utf-8").strip() if system_prompt else None
-    factory = TaskFactory(ShopEnv(store), seed=seed, overrides=overrides, prompt=prompt)
+    factory = TaskFactory(
+        ShopEnv(store), seed=seed, overrides=overrides, prompt=prompt, freeze_heap=True
+    )
     config = {
         "envs": envs,
         "d": levels,
