@@ -96,25 +96,31 @@ def parse_assistant(message: object) -> ParsedMessage:
 
 #: The parse of an empty message (immutable, so one is enough).
 _NOTHING = ParsedMessage("")
-#: Distinct texts and calls :func:`parse_shared` remembers before it starts over.
+#: Distinct texts and messages :func:`parse_shared` remembers before it starts over.
 _SHARED_LIMIT = 8192
 _SHARED_TEXTS = BoundedCache(_SHARED_LIMIT)  # text → ParsedMessage
-_SHARED_CALLS = BoundedCache(_SHARED_LIMIT)  # (id, type, name, arguments) → ToolCall | ParseIssue
+#: (content, ((id, type, name, arguments), …)) → ParsedMessage; see :func:`_message_key`.
+_SHARED_MESSAGES = BoundedCache(_SHARED_LIMIT)
 
 
 def parse_shared(message: object) -> ParsedMessage:
-    """:func:`parse_assistant`, remembered per identical text and per identical call.
+    """:func:`parse_assistant`, remembered per identical text and per identical message.
 
     For the runtime, which only reads the parse: the result, and each call's ``arguments``
     dict, is shared by every message with the same text (a replayed transcript, a trainer's
     group of rollouts of one task), so a caller must never change it. Raw text is remembered
-    whole; an OpenAI dict, which cannot be a key, per call (id, type, name, arguments text),
-    which spares decoding the arguments (the bulk of the parse).
+    whole; an OpenAI dict, which cannot be a key, by everything the parse reads of it
+    (:func:`_message_key`), which spares decoding the arguments and building the parse.
     """
     if isinstance(message, str):
         return _shared_text(message)
     if isinstance(message, dict):
-        return _parse_openai(message, _shared_call, _shared_text)
+        key = _message_key(message)
+        if key is None:
+            return _parse_openai(message, read_text=_shared_text)
+        if not key[1]:
+            return _shared_text(key[0])
+        return _SHARED_MESSAGES.remember(key, lambda: _parse_openai(message))
     return parse_assistant(message)
 
 
@@ -122,23 +128,40 @@ def _shared_text(text: str) -> ParsedMessage:
     return _SHARED_TEXTS.remember(text, lambda: parse_text(text))
 
 
-def _shared_call(call: object) -> ToolCall | ParseIssue:
-    """:func:`_parse_openai_call`, remembered when everything it reads is a string."""
-    function = call.get("function") if type(call) is dict else None
-    if type(function) is not dict:
-        return _parse_openai_call(call)
-    call_id, kind = call.get("id"), call.get("type", "function")
-    name, arguments = function.get("name"), function.get("arguments", {})
-    if (
-        (call_id is not None and type(call_id) is not str)
-        or type(kind) is not str
-        or type(name) is not str
-        or type(arguments) is not str
-    ):
-        return _parse_openai_call(call)
-    return _SHARED_CALLS.remember(
-        (call_id, kind, name, arguments), lambda: _parse_openai_call(call)
-    )
+def _message_key(message: dict[str, Any]) -> tuple[str, tuple[tuple[Any, ...], ...]] | None:
+    """Everything :func:`_parse_openai` reads of a message, or None when it is not all text.
+
+    ``(content, calls)``: the content text (None reads as empty) and each call's (id, type,
+    name, arguments), defaults filled in as the parse fills them; ``calls`` is empty when
+    there are none (the parse then reads the content alone). Content given as parts, a call
+    that is not a dict of strings, or ``tool_calls`` that is not a list gives None.
+    """
+    content = message.get("content")
+    if content is None:
+        content = ""
+    elif type(content) is not str:
+        return None
+    calls = message.get("tool_calls")
+    if not calls:
+        return content, ()
+    if type(calls) is not list:
+        return None
+    keys = []
+    for call in calls:
+        function = call.get("function") if type(call) is dict else None
+        if type(function) is not dict:
+            return None
+        call_id, kind = call.get("id"), call.get("type", "function")
+        name, arguments = function.get("name"), function.get("arguments", {})
+        if (
+            (call_id is not None and type(call_id) is not str)
+            or type(kind) is not str
+            or type(name) is not str
+            or type(arguments) is not str
+        ):
+            return None
+        keys.append((call_id, kind, name, arguments))
+    return content, tuple(keys)
 
 
 def parse_text(text: str) -> ParsedMessage:
@@ -236,12 +259,9 @@ def _content_text(content: object) -> str:
 
 
 def _parse_openai(
-    message: dict[str, Any],
-    read_call: Callable[[object], ToolCall | ParseIssue] | None = None,
-    read_text: Callable[[str], ParsedMessage] = parse_text,
+    message: dict[str, Any], read_text: Callable[[str], ParsedMessage] = parse_text
 ) -> ParsedMessage:
-    """An OpenAI-style message, read by :func:`parse_shared`'s remembering readers or the plain ones."""
-    read_call = read_call or _parse_openai_call
+    """An OpenAI-style message, its text read by ``read_text`` (plain or remembered)."""
     text = _content_text(message.get("content"))
     calls = message.get("tool_calls")
     if not calls:
@@ -250,7 +270,7 @@ def _parse_openai(
     visible = read_text(text) if text else _NOTHING
     if not isinstance(calls, list):
         return ParsedMessage(visible.content, (ParseIssue("tool_calls must be a list"),))
-    items = [read_call(call) for call in calls]
+    items = [_parse_openai_call(call) for call in calls]
     return ParsedMessage(visible.content, (*items, *visible.items))
 
 

@@ -8,6 +8,7 @@ for recommend-steps — the last recommendation list that belongs to it (:func:`
 from __future__ import annotations
 
 import dataclasses
+import operator
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -85,20 +86,23 @@ def step_questions(questions: list[dict[str, Any]], n: int) -> list[list[dict[st
     A step's questions name only its own slots, as the sub-environment calls them
     (``steps.1.tier`` → ``tier`` for step 1); every question stays, answering what it answered
     for that step (maybe nothing). One pass instead of one per step: it was most of the
-    views' cost.
+    views' cost. The views are read, never changed, so the steps a question answered nothing
+    for share one copy of it.
     """
     index = {str(i): i for i in range(n)}
     per_step: list[list[dict[str, Any]]] = [[] for _ in range(n)]
     for q in questions:
-        answered: list[list[str]] = [[] for _ in range(n)]
-        for name in q.get("answered", []):
+        answered: dict[int, list[str]] = {}
+        for name in q.get("answered", ()):
             if name.startswith("steps."):
                 step, dot, slot = name[6:].partition(".")
                 i = index.get(step)
                 if dot and i is not None:
-                    answered[i].append(slot)
-        for i in range(n):
-            per_step[i].append({**q, "answered": answered[i]})
+                    answered.setdefault(i, []).append(slot)
+        nothing = {**q, "answered": []} if len(answered) < n else None
+        for i, views in enumerate(per_step):
+            slots = answered.get(i)
+            views.append(nothing if slots is None else {**q, "answered": slots})
     return per_step
 
 
@@ -127,6 +131,8 @@ def step_state(
 
 
 _STATE_FIELDS = tuple(f.name for f in dataclasses.fields(EpisodeState))
+#: Every field of a state at once, in ``__init__`` order (one C call instead of a loop).
+_state_values = operator.attrgetter(*_STATE_FIELDS)
 
 
 def _replace(state: EpisodeState, **changes: Any) -> EpisodeState:
@@ -135,9 +141,9 @@ def _replace(state: EpisodeState, **changes: Any) -> EpisodeState:
     Every field is set (none has ``init=False``), so the view is the one ``replace`` makes:
     the unchanged containers shared with ``state``.
     """
-    view = EpisodeState.__new__(EpisodeState)
-    for name in _STATE_FIELDS:
-        setattr(view, name, changes[name] if name in changes else getattr(state, name))
+    view = EpisodeState(*_state_values(state))
+    for name, value in changes.items():
+        setattr(view, name, value)
     return view
 
 

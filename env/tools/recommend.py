@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from shopgen.env.tools.context import ToolContext
-from shopgen.env.tools.registry import ToolError, tool
+from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
 
 #: Most products one recommendation may name (k_rec(d) is at most 10; this only bounds abuse).
 MAX_RECOMMENDED = 20
 
 
 @tool("write")
-def recommend_products(ctx: ToolContext, product_ids: list[str]) -> dict[str, Any]:  # noqa: D417  (ctx is the runtime's, not the agent's)
+def recommend_products(ctx: ToolContext, product_ids: list[str]) -> Encoded:  # noqa: D417  (ctx is the runtime's, not the agent's)
     """Recommend products to the customer, best first; a new call replaces the previous list.
 
     Args:
@@ -32,7 +33,10 @@ def recommend_products(ctx: ToolContext, product_ids: list[str]) -> dict[str, An
             raise ToolError(f"product_ids lists {pid} twice", "bad_arguments")
         seen.add(pid)
         p = ctx.product(pid)  # not_found for an unknown id (and says so for a variant id)
-        facts[pid] = _facts(ctx, p)
+        stock = ctx.stock(p)
+        # Remembered per (product, stock in the episode), the only things they depend on:
+        # shared by every list naming the product, so read, never changed.
+        facts[pid] = ctx.memo_read(("recommend_facts", pid, stock), partial(_facts, p, stock))
     ctx.state.recommendations = list(product_ids)
     # Verifiers have no catalog handle: what they grade (constraints, stock in this episode)
     # is recorded here, by the runtime, so a replayed transcript cannot fake it.
@@ -43,11 +47,15 @@ def recommend_products(ctx: ToolContext, product_ids: list[str]) -> dict[str, An
     ctx.state.extra.setdefault("recommendation_lists", []).append(
         {"product_ids": list(product_ids), "facts": facts}
     )
-    return {"recommended": list(product_ids), "count": len(product_ids)}
+    ids = tuple(product_ids)
+    return ctx.memo_read(
+        ("recommend_products", ids),
+        lambda: encoded({"recommended": list(ids), "count": len(ids)}),
+    )
 
 
-def _facts(ctx: ToolContext, p: dict[str, Any]) -> dict[str, Any]:
-    """The gradable facts of a recommended product, with its stock in this episode."""
+def _facts(p: dict[str, Any], stock: int) -> dict[str, Any]:
+    """The gradable facts of a recommended product, with ``stock`` units in this episode."""
     return {
         "category_id": p["category_id"],
         "price": float(p["price"]),
@@ -55,5 +63,5 @@ def _facts(ctx: ToolContext, p: dict[str, Any]) -> dict[str, Any]:
         "ship_days": int(p["ship_days"]),
         "brand": p["brand"],
         "attributes": dict(p["attributes"]),
-        "stock_qty": ctx.stock(p),
+        "stock_qty": stock,
     }

@@ -51,7 +51,9 @@ calls = st.fixed_dictionaries(
 messages = st.fixed_dictionaries(
     {},
     optional={
-        "content": st.none() | st.text(max_size=20),
+        "content": st.none()
+        | st.text(max_size=20)
+        | st.lists(st.fixed_dictionaries({"text": st.text(max_size=5)}), max_size=2),
         "tool_calls": st.lists(calls | json_values, max_size=3) | json_values,
     },
 )
@@ -89,16 +91,19 @@ def test_playing_never_changes_a_shared_parse_and_warm_replays_equal_cold_ones(s
     rows = [factory.make(name, d, 0).row for name in ENV_NAMES for d in (0, 6)]
     warm_before = _transcripts(shop, rows)
     # Every remembered parse still equals a fresh parse of its key: nothing changed them.
-    for (call_id, kind, name, args), parsed in parsing._SHARED_CALLS.items():
-        call = {"type": kind, "function": {"name": name, "arguments": args}}
-        if call_id is not None:
-            call["id"] = call_id
-        assert parsed == parsing._parse_openai_call(call)
+    for (content, calls), parsed in parsing._SHARED_MESSAGES.items():
+        message = {"content": content, "tool_calls": []}
+        for call_id, kind, name, args in calls:
+            call = {"type": kind, "function": {"name": name, "arguments": args}}
+            if call_id is not None:
+                call["id"] = call_id
+            message["tool_calls"].append(call)
+        assert parsed == parse_assistant(message)
     for text, parsed in parsing._SHARED_TEXTS.items():
         assert parsed == parse_assistant(text)
     # Replaying on warm memos, then on cold ones, shows the same transcripts and scores.
     assert _transcripts(shop, rows) == warm_before
-    parsing._SHARED_CALLS.clear()
+    parsing._SHARED_MESSAGES.clear()
     parsing._SHARED_TEXTS.clear()
     compile_script.cache_clear()
     dialogue._reply_result.cache_clear()
