@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -35,7 +35,7 @@ from shopgen.env.parsing import ParseIssue, parse_shared
 from shopgen.env.search_cache import CachedSearch
 from shopgen.env.state import EpisodeState, ErrorRecord
 from shopgen.env.tools import REGISTRY, ToolContext, ToolError, invoke
-from shopgen.env.tools.context import MEMO_LIMIT
+from shopgen.env.tools.context import MEMO_LIMIT, stock_rules
 from shopgen.env.tools.dialogue import customer
 from shopgen.env.tools.registry import error_result
 from shopgen.env.user import compile_script
@@ -72,12 +72,10 @@ class _Shared:
         self.search = CachedSearch(search) if search is not None else None
         self.search_opened = search is not None
         self.tools: dict[str, tuple[list[dict[str, Any]], frozenset[str]]] = {}
-        self.prepared: dict[int, tuple[Any, tuple[Any, ...], tuple]] = {}
+        self.prepared: dict[int, tuple[Any, tuple[Any, ...], _Prepared]] = {}
         self.memo = BoundedCache(MEMO_LIMIT)  # catalog reads' results (ToolContext.memo_read)
 
-    def prepare(
-        self, task: dict[str, Any] | TaskRow
-    ) -> tuple[TaskRow, dict[str, Any], list[dict[str, Any]]]:
+    def prepare(self, task: dict[str, Any] | TaskRow) -> _Prepared:
         """:func:`_prepare` once per task object: a trainer resets the same rows many times.
 
         The cache holds the row object itself and the identities of its values, so a hit needs
@@ -136,10 +134,18 @@ class _Shared:
         return entry
 
 
-def _prepare(
-    task: dict[str, Any] | TaskRow, store: CatalogStore
-) -> tuple[TaskRow, dict[str, Any], list[dict[str, Any]]]:
-    """Validate a row for ``store``: the task, its decoded episode and its opening messages.
+class _Prepared(NamedTuple):
+    """What ``reset`` needs of a task row, read once per row (see ``_Shared.prepare``)."""
+
+    row: TaskRow
+    episode: dict[str, Any]  # decoded; read, never changed
+    messages: list[dict[str, Any]]  # the opening messages (copied for each episode)
+    limits: tuple[int, int]  # (B_tool, T_max)
+    stock: tuple[dict[str, int], frozenset[str]]  # stock_rules(episode); read, never changed
+
+
+def _prepare(task: dict[str, Any] | TaskRow, store: CatalogStore) -> _Prepared:
+    """Validate a row for ``store``: the task, its decoded episode, opening messages and rules.
 
     Raises:
         TaskError: see :meth:`ShopEnv.reset`.
@@ -166,7 +172,13 @@ def _prepare(
         raise TaskError(f"task {row.task_id}: episode is not JSON ({exc.msg})") from None
     if not isinstance(episode, dict):
         raise TaskError(f"task {row.task_id}: episode must be a JSON object")
-    return row, episode, [m.model_dump() for m in row.messages]
+    return _Prepared(
+        row,
+        episode,
+        [m.model_dump() for m in row.messages],
+        (row.axis("B_tool"), row.axis("T_max")),
+        stock_rules(episode),
+    )
 
 
 class ShopEnv:
@@ -238,12 +250,11 @@ class ShopEnv:
             TaskError: the row is invalid, offers unknown tools, lacks ``T_max``/``B_tool``,
                 or names another catalog.
         """
-        row, episode, messages = self._shared.prepare(task)
-        self._tools, self._offered = self._shared.offered(row.tools)
-        search = self._shared.search_index() if "catalog_search" in self._offered else None
         shared = self._shared
-        self._ctx = ToolContext.create(shared.store, row, episode, search, shared.memo)
-        self._limits = (row.axis("B_tool"), row.axis("T_max"))
+        row, episode, messages, self._limits, stock = shared.prepare(task)
+        self._tools, self._offered = shared.offered(row.tools)
+        search = shared.search_index() if "catalog_search" in self._offered else None
+        self._ctx = ToolContext.create(shared.store, row, episode, search, shared.memo, stock)
         self.transcript = [dict(m) for m in messages]
         return {"messages": [dict(m) for m in messages], "tools": self._tools}
 

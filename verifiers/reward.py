@@ -79,7 +79,16 @@ def task_terms(r_task: float, correct: bool, *, hall: float, failed: bool) -> tu
         raise ValueError(f"r_task={r_task} outside [-1, 1]")
     if failed:
         return r_task, False
-    return round(r_task, 6), bool(correct and r_task == 1.0 and hall == 0.0)
+    return _round6(r_task), bool(correct and r_task == 1.0 and hall == 0.0)
+
+
+def _round6(value: float) -> float:
+    """``round(value, 6)``, skipped for a whole float (most r_task are ±1), which it returns as is.
+
+    ``round`` with digits goes through a decimal conversion (~0.2 µs); a whole float, -0.0
+    included, rounds to itself.
+    """
+    return value if type(value) is float and value.is_integer() else round(value, 6)
 
 
 def compose(

@@ -31,6 +31,15 @@ T = TypeVar("T")
 MEMO_LIMIT = 8192
 
 
+def stock_rules(episode: dict[str, Any]) -> tuple[dict[str, int], frozenset[str]]:
+    """An episode's ``stock_overrides`` (id → units) and ``out_of_stock`` ids, as tools read them."""
+    overrides = episode.get("stock_overrides") or {}
+    return (
+        {str(k): int(v) for k, v in overrides.items()},
+        frozenset(map(str, episode.get("out_of_stock") or ())),
+    )
+
+
 @dataclass(slots=True)
 class ToolContext:
     """One episode's view for tools.
@@ -67,20 +76,23 @@ class ToolContext:
         episode: dict[str, Any],
         search: Any,
         memo: BoundedCache | None = None,
+        stock: tuple[dict[str, int], frozenset[str]] | None = None,
     ) -> ToolContext:
         """A context with the episode's stock rules read once, on the catalog's ``memo``.
 
-        ``memo`` is the catalog's shared memo of read results (a fresh one when None).
+        ``memo`` is the catalog's shared memo of read results (a fresh one when None);
+        ``stock`` is :func:`stock_rules` of ``episode`` when the caller keeps it (the
+        runtime reads it once per task row; tools never change it).
         """
-        overrides = episode.get("stock_overrides") or {}
+        overrides, out_of_stock = stock_rules(episode) if stock is None else stock
         return cls(
             store=store,
             task=task,
             state=EpisodeState(),
             episode=episode,
             search=search,
-            stock_overrides={str(k): int(v) for k, v in overrides.items()},
-            out_of_stock=frozenset(map(str, episode.get("out_of_stock") or ())),
+            stock_overrides=overrides,
+            out_of_stock=out_of_stock,
             memo=BoundedCache(MEMO_LIMIT) if memo is None else memo,
         )
 

@@ -97,7 +97,7 @@ class ToolSpec:
         Raises:
             ToolError: kind ``bad_arguments`` for a missing, extra or ill-typed argument.
         """
-        if not self.names.issuperset(arguments):
+        if not arguments.keys() <= self.names:  # (issuperset would copy the keys to a set)
             extra = sorted(set(arguments) - self.names)
             allowed = ", ".join(sorted(self.names)) or "none"
             raise ToolError(
