@@ -99,7 +99,7 @@ _NOTHING = ParsedMessage("")
 #: Distinct texts and messages :func:`parse_shared` remembers before it starts over.
 _SHARED_LIMIT = 8192
 _SHARED_TEXTS = BoundedCache(_SHARED_LIMIT)  # text → ParsedMessage
-#: (content, ((id, type, name, arguments), …)) → ParsedMessage; see :func:`_message_key`.
+#: (content, id, type, name, arguments, id, …) → ParsedMessage; see :func:`_message_key`.
 _SHARED_MESSAGES = BoundedCache(_SHARED_LIMIT)
 
 
@@ -118,7 +118,7 @@ def parse_shared(message: object) -> ParsedMessage:
         key = _message_key(message)
         if key is None:
             return _parse_openai(message, read_text=_shared_text)
-        if not key[1]:
+        if len(key) == 1:
             return _shared_text(key[0])
         return _SHARED_MESSAGES.remember(key, lambda: _parse_openai(message))
     return parse_assistant(message)
@@ -128,13 +128,14 @@ def _shared_text(text: str) -> ParsedMessage:
     return _SHARED_TEXTS.remember(text, lambda: parse_text(text))
 
 
-def _message_key(message: dict[str, Any]) -> tuple[str, tuple[tuple[Any, ...], ...]] | None:
+def _message_key(message: dict[str, Any]) -> tuple[Any, ...] | None:
     """Everything :func:`_parse_openai` reads of a message, or None when it is not all text.
 
-    ``(content, calls)``: the content text (None reads as empty) and each call's (id, type,
-    name, arguments), defaults filled in as the parse fills them; ``calls`` is empty when
-    there are none (the parse then reads the content alone). Content given as parts, a call
-    that is not a dict of strings, or ``tool_calls`` that is not a list gives None.
+    The content text (None reads as empty), then each call's id, type, name and arguments,
+    defaults filled in as the parse fills them, in one flat tuple (cheaper to hash than one
+    per call); the content alone when there are no calls (the parse then reads only it).
+    Content given as parts, a call that is not a dict of strings, or ``tool_calls`` that is
+    not a list gives None.
     """
     content = message.get("content")
     if content is None:
@@ -143,10 +144,10 @@ def _message_key(message: dict[str, Any]) -> tuple[str, tuple[tuple[Any, ...], .
         return None
     calls = message.get("tool_calls")
     if not calls:
-        return content, ()
+        return (content,)
     if type(calls) is not list:
         return None
-    keys = []
+    key = [content]
     for call in calls:
         function = call.get("function") if type(call) is dict else None
         if type(function) is not dict:
@@ -160,8 +161,8 @@ def _message_key(message: dict[str, Any]) -> tuple[str, tuple[tuple[Any, ...], .
             or type(arguments) is not str
         ):
             return None
-        keys.append((call_id, kind, name, arguments))
-    return content, tuple(keys)
+        key += (call_id, kind, name, arguments)
+    return tuple(key)
 
 
 def parse_text(text: str) -> ParsedMessage:

@@ -10,7 +10,7 @@ from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import Verdict, compose
-from shopgen.verifiers.rows import decoded
+from shopgen.verifiers.rows import PerObject, decoded
 from shopgen.verifiers.text import number_matches, numbers_stated, yes_no_stated
 
 
@@ -69,20 +69,29 @@ def _asked(state: EpisodeState) -> set[str]:
     return {name for q in state.extra.get("questions", []) for name in q.get("answered", [])}
 
 
-def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
-    """Grade the final answer, that the policy was looked up, and that missing facts were asked."""
+def _task_terms(task: TaskRow) -> tuple[tuple[Any, ...], frozenset[str]]:
+    """What :func:`verdict` reads of a row: the answer's fields and the facts to ask."""
     goal = decoded(task, "goal")
-    text = state.final_text or ""
     ignore = tuple(
         float(v)
         for k, v in goal["fact_values"].items()
         if k in ("days", "order_total", "price") and isinstance(v, int | float)
     )
+    return (goal["kind"], goal["value"], goal.get("unit"), ignore), frozenset(needed_unsaid(task))
+
+
+#: Per (frozen) task row: a scored row is graded again and again.
+_terms = PerObject(_task_terms)
+
+
+def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
+    """Grade the final answer, that the policy was looked up, and that missing facts were asked."""
+    answer, needed = _terms(task)
+    text = state.final_text or ""
     parts = {
-        "answer": bool(text.strip())
-        and _answer_right(text, goal["kind"], goal["value"], goal.get("unit"), ignore),
+        "answer": bool(text.strip()) and _answer_right(text, *answer),
         "searched": any(name == "policy_search" for _, name, _ in state.tool_calls),
-        "asked": set(needed_unsaid(task)) <= _asked(state),
+        "asked": needed <= _asked(state),
     }
     # A wrong answer earns nothing for the process around it; a right answer the agent did
     # not ground (no search) or could not have known (a needed fact never asked) earns 0.

@@ -27,12 +27,18 @@ from shopgen.gen.tasks.constraints import Constraints, Preference, ndcg
 from shopgen.verifiers.rows import PerObject
 
 
-def _parse(goal: dict[str, Any]) -> tuple[Constraints, Preference, dict[tuple, float]]:
-    """The goal's constraints and preference, and an empty memo of its utilities."""
+def _parse(
+    goal: dict[str, Any],
+) -> tuple[Constraints, Preference, dict[tuple, float], int, float, list[float]]:
+    """The goal's constraints, preference, an empty memo of its utilities, k, τ and ideal gains."""
+    k = int(goal["k_rec"])
     return (
         Constraints.from_dict(goal["constraints"]),
         Preference.from_dict(goal["preference"]),
         {},
+        k,
+        float(goal["ndcg_threshold"]),
+        [u for _, u, *_ in goal["feasible"][:k]],
     )
 
 
@@ -55,10 +61,11 @@ def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[
     recs = list(state.recommendations)
     if not recs:
         return -1.0, False, {"reason": "no recommendation"}
-    cons, pref, utilities = _parsed(goal)
-    k, tau = int(goal["k_rec"]), float(goal["ndcg_threshold"])
+    cons, pref, utilities, k, tau, ideal = _parsed(goal)
     facts = state.extra.get("recommended_facts") or {}
     items = []
+    head_gains = []  # of the first k products
+    n_ok = oos = 0  # feasible in-stock products among the first k; out-of-stock ones in all
     for pid in recs:
         fact = facts.get(pid)
         broken = cons.broken(pid, fact) if fact else ["unknown"]
@@ -66,13 +73,13 @@ def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[
         ok = not broken and in_stock
         gain = _utility(pref, utilities, fact) if ok else 0.0
         items.append({"product_id": pid, "broken": broken, "in_stock": in_stock, "gain": gain})
-    head = items[:k]
-    n_ok = sum(1 for it in head if not it["broken"] and it["in_stock"])
+        oos += not in_stock
+        if len(head_gains) < k:
+            head_gains.append(gain)
+            n_ok += ok
     extra = max(0, len(recs) - k)
     q = max(-1.0, (n_ok - extra) / k)
-    ideal = [u for _, u, *_ in goal["feasible"][:k]]
-    nd = ndcg([it["gain"] for it in head], ideal)
-    oos = sum(1 for it in items if not it["in_stock"])
+    nd = ndcg(head_gains, ideal)
     r = 2 * (0.5 * q + 0.5 * min(1.0, nd / tau)) - 1 - 0.5 * oos / k
     correct = len(recs) == k and n_ok == k and nd >= tau
     r_task = 1.0 if correct else max(-1.0, min(r, 0.999))

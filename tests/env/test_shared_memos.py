@@ -91,9 +91,10 @@ def test_playing_never_changes_a_shared_parse_and_warm_replays_equal_cold_ones(s
     rows = [factory.make(name, d, 0).row for name in ENV_NAMES for d in (0, 6)]
     warm_before = _transcripts(shop, rows)
     # Every remembered parse still equals a fresh parse of its key: nothing changed them.
-    for (content, calls), parsed in parsing._SHARED_MESSAGES.items():
+    for (content, *calls), parsed in parsing._SHARED_MESSAGES.items():
         message = {"content": content, "tool_calls": []}
-        for call_id, kind, name, args in calls:
+        for k in range(0, len(calls), 4):
+            call_id, kind, name, args = calls[k : k + 4]
             call = {"type": kind, "function": {"name": name, "arguments": args}}
             if call_id is not None:
                 call["id"] = call_id
