@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import Verdict, compose
-from shopgen.verifiers.rows import decoded
+from shopgen.verifiers.rows import PerObject, decoded
 
 #: Share of the coverage score kept when the recommended set costs more than the budget.
 OVER_BUDGET_FACTOR = 0.5
@@ -22,14 +21,17 @@ def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[
     """
     recs = list(state.recommendations)
     facts = state.extra.get("recommended_facts", {})
-    required = [c["category"] for c in goal["categories"]]
+    required, kinds = _required(goal)
     if not recs:
         return -1.0, False, {"recommended": 0, "required": len(required)}
     # Only in-stock products cover a kind; each kind counts once however often it is covered.
-    covering = Counter(
-        facts[pid]["category_id"] for pid in recs if pid in facts and facts[pid]["stock_qty"] > 0
-    )
-    hit = sum(1 for cat in set(required) if covering[cat] > 0)
+    covering: dict[str, int] = {}
+    for pid in recs:
+        fact = facts.get(pid)
+        if fact is not None and fact["stock_qty"] > 0:
+            cat = fact["category_id"]
+            covering[cat] = covering.get(cat, 0) + 1
+    hit = sum(1 for cat in kinds if cat in covering)
     f1 = 2 * hit / (len(recs) + len(required))
     cents = sum(round(float(facts[pid]["price"]) * 100) for pid in recs if pid in facts)
     budget = goal.get("budget")
@@ -38,7 +40,7 @@ def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[
     correct = (
         hit == len(required)
         and len(recs) == len(required)
-        and all(covering[cat] == 1 for cat in required)
+        and all(covering.get(cat) == 1 for cat in required)
         and within
     )
     details = {
@@ -50,6 +52,16 @@ def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[
         "within_budget": within,
     }
     return r_task, correct, details
+
+
+def _make_required(goal: dict[str, Any]) -> tuple[list[str], frozenset[str]]:
+    """The goal's required categories in order, and the set of them."""
+    required = [c["category"] for c in goal["categories"]]
+    return required, frozenset(required)
+
+
+#: Per shared goal object (see :func:`shopgen.verifiers.rows.decoded`); read, never changed.
+_required = PerObject(_make_required)
 
 
 def verdict(task: TaskRow, state: EpisodeState) -> Verdict:

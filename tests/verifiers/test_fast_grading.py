@@ -1,0 +1,161 @@
+"""The rewritten graders (issue #7's journey scoring) equal the plain forms they replaced.
+
+``ranking.grade`` counts in one pass with k, τ and the ideal gains read once per goal,
+``bundle.grade`` counts covered kinds without a Counter, ``task_terms`` skips ``round`` for a
+whole r_task: each is compared with the previous code, kept here as the reference, on states
+Hypothesis draws (unknown, out-of-stock, infeasible, repeated and over-long lists included).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shopgen.env.state import EpisodeState
+from shopgen.gen.tasks.constraints import Constraints, Preference, ndcg
+from shopgen.verifiers import bundle, ranking
+from shopgen.verifiers.reward import _round6
+
+CATEGORIES = ["c1", "c2", "c3"]
+PIDS = [f"P{i}" for i in range(8)]
+
+facts_st = st.fixed_dictionaries(
+    {
+        "category_id": st.sampled_from(CATEGORIES),
+        "price": st.sampled_from([4.99, 19.5, 20.0, 75.25, 120.0]),
+        "rating": st.sampled_from([2.5, 3.9, 4.2, 4.8]),
+        "ship_days": st.integers(1, 9),
+        "brand": st.sampled_from(["Acme", "Zeta"]),
+        "attributes": st.fixed_dictionaries({"color": st.sampled_from(["red", "blue"])}),
+        "stock_qty": st.sampled_from([0, 1, 7]),
+    }
+)
+states = st.builds(
+    lambda recs, facts: (recs, {pid: f for pid, f in facts.items()}),
+    st.lists(st.sampled_from(PIDS), max_size=7),
+    st.dictionaries(st.sampled_from(PIDS), facts_st, max_size=8),
+)
+
+
+def _state(recs: list[str], facts: dict) -> EpisodeState:
+    state = EpisodeState(recommendations=list(recs))
+    state.extra["recommended_facts"] = facts
+    return state
+
+
+def _ranking_reference(goal, state):
+    """ranking.grade before the one-pass rewrite."""
+    recs = list(state.recommendations)
+    if not recs:
+        return -1.0, False, {"reason": "no recommendation"}
+    cons = Constraints.from_dict(goal["constraints"])
+    pref = Preference.from_dict(goal["preference"])
+    k, tau = int(goal["k_rec"]), float(goal["ndcg_threshold"])
+    facts = state.extra.get("recommended_facts") or {}
+    items = []
+    for pid in recs:
+        fact = facts.get(pid)
+        broken = cons.broken(pid, fact) if fact else ["unknown"]
+        in_stock = bool(fact) and fact["stock_qty"] > 0
+        ok = not broken and in_stock
+        gain = pref.utility(fact) if ok else 0.0
+        items.append({"product_id": pid, "broken": broken, "in_stock": in_stock, "gain": gain})
+    head = items[:k]
+    n_ok = sum(1 for it in head if not it["broken"] and it["in_stock"])
+    extra = max(0, len(recs) - k)
+    q = max(-1.0, (n_ok - extra) / k)
+    ideal = [u for _, u, *_ in goal["feasible"][:k]]
+    nd = ndcg([it["gain"] for it in head], ideal)
+    oos = sum(1 for it in items if not it["in_stock"])
+    r = 2 * (0.5 * q + 0.5 * min(1.0, nd / tau)) - 1 - 0.5 * oos / k
+    correct = len(recs) == k and n_ok == k and nd >= tau
+    r_task = 1.0 if correct else max(-1.0, min(r, 0.999))
+    details = {"ndcg": round(nd, 6), "feasible_in_head": n_ok, "n": len(recs), "items": items}
+    return r_task, correct, details
+
+
+def _ranking_goal(k: int, price_max: float | None, exclude: list[str]) -> dict:
+    return {
+        "constraints": Constraints(
+            category="c1", price_max=price_max, attrs={"color": "red"}, exclude=tuple(exclude)
+        ).to_dict(),
+        "preference": {
+            "weights": {"price": 0.5, "rating": 0.3, "ship_speed": 0.2, "brand_loyalty": 0.1},
+            "brands": ["Acme"],
+            "price_lo": 1.0,
+            "price_hi": 200.0,
+            "ship_lo": 1,
+            "ship_hi": 9,
+        },
+        "feasible": [["X1", 0.9, "Acme"], ["X2", 0.7, "Zeta"], ["X3", 0.4, "Acme"]],
+        "k_rec": k,
+        "ndcg_threshold": 0.8,
+    }
+
+
+@settings(max_examples=150)
+@given(
+    state=states,
+    k=st.integers(1, 3),
+    price_max=st.none() | st.sampled_from([20.0, 100.0]),
+    exclude=st.lists(st.sampled_from(PIDS), max_size=2),
+)
+def test_ranking_grade_equals_the_plain_grade(state, k, price_max, exclude):
+    goal = _ranking_goal(k, price_max, exclude)
+    episode = _state(*state)
+    assert ranking.grade(goal, episode) == _ranking_reference(goal, episode)
+    assert ranking.grade(goal, episode) == _ranking_reference(goal, episode)  # goal remembered
+
+
+def _bundle_reference(goal, state):
+    """bundle.grade before the Counter-free rewrite."""
+    recs = list(state.recommendations)
+    facts = state.extra.get("recommended_facts", {})
+    required = [c["category"] for c in goal["categories"]]
+    if not recs:
+        return -1.0, False, {"recommended": 0, "required": len(required)}
+    covering = Counter(
+        facts[pid]["category_id"] for pid in recs if pid in facts and facts[pid]["stock_qty"] > 0
+    )
+    hit = sum(1 for cat in set(required) if covering[cat] > 0)
+    f1 = 2 * hit / (len(recs) + len(required))
+    cents = sum(round(float(facts[pid]["price"]) * 100) for pid in recs if pid in facts)
+    budget = goal.get("budget")
+    within = budget is None or cents <= int(budget) * 100
+    r_task = 2 * f1 * (1.0 if within else bundle.OVER_BUDGET_FACTOR) - 1
+    correct = (
+        hit == len(required)
+        and len(recs) == len(required)
+        and all(covering[cat] == 1 for cat in required)
+        and within
+    )
+    details = {
+        "covered": hit,
+        "required": len(required),
+        "recommended": len(recs),
+        "f1": round(f1, 6),
+        "total": cents / 100,
+        "within_budget": within,
+    }
+    return r_task, correct, details
+
+
+@settings(max_examples=150)
+@given(
+    state=states,
+    required=st.lists(st.sampled_from(CATEGORIES), min_size=1, max_size=4),
+    budget=st.none() | st.sampled_from([30, 150, 400]),
+)
+def test_bundle_grade_equals_the_counter_grade(state, required, budget):
+    goal = {"categories": [{"category": c} for c in required], "budget": budget}
+    episode = _state(*state)
+    assert bundle.grade(goal, episode) == _bundle_reference(goal, episode)
+
+
+@given(
+    st.floats(-1.0, 1.0) | st.sampled_from([-1.0, -0.0, 0.0, 1.0, 0.9999995, -0.4999995, 0.0000005])
+)
+def test_round6_is_round_to_six_digits_sign_included(value):
+    assert repr(_round6(value)) == repr(round(value, 6))
