@@ -7,6 +7,7 @@ from the final message only when the item is not eligible.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from shopgen.env.state import EpisodeState
@@ -59,6 +60,16 @@ def _checked(state: EpisodeState, goal: dict[str, Any]) -> bool:
     )
 
 
+@lru_cache(maxsize=4096)
+def _refusal_stated(text: str) -> tuple[frozenset[str], bool]:
+    """The refusal reasons ``text`` names, and whether it says the item is not eligible.
+
+    A pure function of the text, remembered: scoring replays the same final messages, and
+    reading them is most of grading a refusal.
+    """
+    return frozenset(refusal_reasons_stated(text)), not_eligible_stated(text)
+
+
 def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     """Grade the started return/exchange, or the refusal message when the item is not eligible."""
     goal = decoded(task, "goal")
@@ -70,11 +81,11 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
         variants = decoded(task, "episode").get("variant_attrs", {})
         parts = _eligible_parts(goal, done, variants)
     else:
-        reasons = refusal_reasons_stated(text)
+        reasons, said_not_eligible = _refusal_stated(text)
         parts = {
             "nothing_started": not done,
             "checked": _checked(state, goal),
-            "said_not_eligible": not_eligible_stated(text),
+            "said_not_eligible": said_not_eligible,
             "reason": reasons == {goal["refusal"]},
         }
         # Saying "not eligible" without asking the store about the line is a guess: it earns
