@@ -12,7 +12,7 @@ import operator
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
@@ -74,10 +74,6 @@ def _make_steps_of_category(steps: list[dict[str, Any]]) -> dict[Any, tuple[int,
             for cat in recommend_categories(step):
                 index.setdefault(cat, []).append(i)
     return {cat: tuple(ids) for cat, ids in index.items()}
-
-
-#: Per shared steps list (a goal's, from :func:`decoded`): read, never changed.
-_steps_of_category = PerObject(_make_steps_of_category, limit=1024)
 
 
 def step_questions(questions: list[dict[str, Any]], n: int) -> list[list[dict[str, Any]]]:
@@ -164,16 +160,45 @@ def texts(final: str | None, n: int) -> list[str | None]:
     return parts if len(parts) == n else [final] * n
 
 
-def _make_step_tasks(task: TaskRow) -> tuple[TaskRow, ...]:
-    """Each step's :func:`sub_task` (re-encodes three JSON fields per step)."""
+class _Step(NamedTuple):
+    """How one step of a journey row is graded."""
+
+    env: str
+    task: TaskRow  # the step's own row (:func:`sub_task`)
+    verdict: Callable[[TaskRow, EpisodeState], Verdict]  # its environment's verdict
+    recommends: bool  # a recommend-step, graded on the list it owns
+
+
+class _Plan(NamedTuple):
+    """What grading a journey row reads of the row, made once per (frozen) row object."""
+
+    steps_of: dict[Any, tuple[int, ...]]  # leaf category → recommend-steps (see _owned)
+    steps: tuple[_Step, ...]
+
+
+def _make_plan(task: TaskRow) -> _Plan:
+    """The row's steps with their rows and verdicts.
+
+    Making a step's row re-encodes three JSON fields: it cost a journey's scoring more than
+    grading it, so it is done once per row.
+    """
     script = decoded(task, "user_script")
     steps = decoded(task, "goal")["steps"]
-    return tuple(sub_task(task, step, i, script) for i, step in enumerate(steps))
+    return _Plan(
+        _make_steps_of_category(steps),
+        tuple(
+            _Step(
+                step["env"],
+                sub_task(task, step, i, script),
+                _sub_verdict(step["env"]),
+                step["env"] in RECOMMEND_ENVS,
+            )
+            for i, step in enumerate(steps)
+        ),
+    )
 
 
-#: The step rows of a journey row, made once per (frozen) row object: making them cost a
-#: journey's scoring more than grading it.
-_step_tasks = PerObject(_make_step_tasks, limit=1024)
+_plan = PerObject(_make_plan, limit=1024)
 
 
 def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
@@ -184,21 +209,22 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     failures and hallucinated ids are the journey's own, so they are read once, not
     composed into a Score per step.
     """
-    steps = decoded(task, "goal")["steps"]
-    per_step = texts(state.final_text, len(steps))
-    owned = _owned(_steps_of_category(steps), state.extra.get("recommendation_lists", []))
-    questions = step_questions(state.extra.get("questions", []), len(steps))
+    plan = _plan(task)
+    n = len(plan.steps)
+    per_step = texts(state.final_text, n)
+    owned = _owned(plan.steps_of, state.extra.get("recommendation_lists", []))
+    questions = step_questions(state.extra.get("questions", []), n)
     hall, failed = r_hall(state), protocol_failure(state) is not None
     graded = []
-    for i, (step, step_task) in enumerate(zip(steps, _step_tasks(task), strict=True)):
-        listed = owned.get(i, {}) if step["env"] in RECOMMEND_ENVS else None
+    for i, step in enumerate(plan.steps):
+        listed = owned.get(i, {}) if step.recommends else None
         view = step_state(state, i, per_step[i], listed, questions[i])
-        r_task, correct, _ = _sub_verdict(step["env"])(step_task, view)
+        r_task, correct, _ = step.verdict(step.task, view)
         graded.append(task_terms(r_task, correct, hall=hall, failed=failed))
     details = {
         "steps": [
-            {"env": st["env"], "r_task": r_task, "is_correct": correct}
-            for st, (r_task, correct) in zip(steps, graded, strict=True)
+            {"env": step.env, "r_task": r_task, "is_correct": correct}
+            for step, (r_task, correct) in zip(plan.steps, graded, strict=True)
         ]
     }
     mean = sum(r_task for r_task, _ in graded) / len(graded)

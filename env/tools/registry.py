@@ -30,6 +30,8 @@ _JSON_TYPES: dict[type, str] = {str: "string", int: "integer", float: "number", 
 _SECTION = re.compile(r"^(Args|Returns|Raises|Examples?|Note):\s*$")
 _ARG_LINE = re.compile(r"^(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
 _INT_TEXT = re.compile(r"^[+-]?\d+$")
+#: What :meth:`ToolSpec.validate` reads for an argument not given (None can be a value).
+_ABSENT = object()
 #: Arguments whose product ids count as used by the agent (DESIGN §9's hallucination record).
 _ID_PARAMS = ("product_id", "product_ids")
 
@@ -105,18 +107,19 @@ class ToolSpec:
             )
         out: dict[str, Any] = {}
         for p in self.params:
-            if p.name not in arguments:
+            name = p.name
+            value = arguments.get(name, _ABSENT)
+            if value is _ABSENT:
                 if p.required:
-                    raise ToolError(f"{self.name} needs argument {p.name!r}", "bad_arguments")
+                    raise ToolError(f"{self.name} needs argument {name!r}", "bad_arguments")
                 continue
-            value = arguments[p.name]
             kind = type(value)
             if kind in p.exact:
-                out[p.name] = value
+                out[name] = value
             elif kind is list and p.item_exact and all(type(v) in p.item_exact for v in value):
-                out[p.name] = list(value)
+                out[name] = list(value)
             else:
-                out[p.name] = _convert(self.name, p.name, value, p.annotation, loose)
+                out[name] = _convert(self.name, name, value, p.annotation, loose)
         return out
 
 

@@ -209,13 +209,15 @@ def test_owned_lists_equals_the_reference(steps, lists):
 def _reference_journey_steps(row, state):
     """Each step graded the way journey did before verdicts: one composed Score per step."""
     from shopgen.env.verifier import get_verifier as verifier_of
+    from shopgen.gen.tasks.journey import sub_task
     from shopgen.verifiers import journey
 
     steps = decoded(row, "goal")["steps"]
     per_step = journey.texts(state.final_text, len(steps))
     owned = journey.owned_lists(steps, state.extra.get("recommendation_lists", []))
     out = []
-    for i, (step, step_task) in enumerate(zip(steps, journey._step_tasks(row), strict=True)):
+    for i, step in enumerate(steps):
+        step_task = sub_task(row, step, i)
         listed = owned.get(i, {}) if step["env"] in journey.RECOMMEND_ENVS else None
         view = journey.step_state(state, i, per_step[i], listed)
         score = verifier_of(step["env"])(step_task, view, [])
