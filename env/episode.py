@@ -308,9 +308,10 @@ class ShopEnv:
                     "content": content,
                 }
             )
-        if parsed.calls_attempted:
+        attempted = parsed.calls_attempted
+        if attempted:
             state.calls_per_turn.append(len(parsed.items))
-        if parsed.calls_attempted and turn < t_max:
+        if attempted and turn < t_max:
             said = _customer_speaks(ctx, turn)
             if said is not None:
                 results.append({"role": "user", "content": said})
@@ -319,7 +320,7 @@ class ShopEnv:
             "turn": turn,
             "errors": [_error_dict(e) for e in state.errors[errors_before:]],
         }
-        if not parsed.calls_attempted or turn >= t_max:
+        if not attempted or turn >= t_max:
             state.done = True
             state.final_text = parsed.content
             return {"messages": results}, True, self._finish(info), info
@@ -379,7 +380,8 @@ def _customer_speaks(ctx: ToolContext, turn: int) -> str | None:
 
     Only tasks whose user script schedules a switch pay for making the simulated user.
     """
-    if ctx.user is None:
+    user = ctx.user
+    if user is None:
         text = ctx.task.user_script
         if '"switch"' not in text:
             return None
@@ -388,10 +390,10 @@ def _customer_speaks(ctx: ToolContext, turn: int) -> str | None:
                 return None
         except ConfigError:
             return None
-    try:
-        user = customer(ctx)
-    except ToolError:
-        return None
+        try:
+            user = customer(ctx)
+        except ToolError:
+            return None
     said = user.at_turn_end(turn)
     if said is not None:
         ctx.state.extra["switch_said_at"] = turn
