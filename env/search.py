@@ -678,9 +678,10 @@ class SearchIndex:
             return shown  # no position can be replaced: the draws would not matter
         rng = stream(seed, "catalog_search", call_index)
         # Two uniforms per position, always drawn, so position i's fate never depends on
-        # how many positions before it were replaced.
-        draws = rng.random((n_shown, 2))[: len(shown)]
-        replaced = np.flatnonzero(draws[:, 0] < eps_rank).tolist()
+        # how many positions before it were replaced. Read as Python floats: a page has at
+        # most 20 positions, where NumPy's compare and flatnonzero cost more than a loop.
+        draws = rng.random((n_shown, 2)).tolist()
+        replaced = [i for i in range(len(shown)) if draws[i][0] < eps_rank]
         if not replaced:
             return shown
         in_pool = set(pool.tolist())
@@ -688,7 +689,7 @@ class SearchIndex:
         for i in replaced:
             # Prefer a product outside the retrieved depth (surely less relevant); a small
             # category may lie wholly inside it, then any same-category product not shown.
-            u = float(draws[i, 1])
+            u = draws[i][1]
             distractor = self._distractor(shown[i], u, on_page, in_pool)
             if distractor < 0:
                 distractor = self._distractor(shown[i], u, on_page)
