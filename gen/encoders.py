@@ -190,8 +190,6 @@ def static_encode(module: StaticModule, texts: list[str]) -> np.ndarray:
     512 tokens like ``StaticEmbedding``, and mean-pooled as one sparse (texts × vocabulary)
     product. A test checks the vectors against sentence-transformers'.
     """
-    from scipy.sparse import csr_matrix
-
     n_vocab, dim = module.weight.shape
     out = np.zeros((len(texts), dim), dtype=np.float32)
     if len(texts) < _DIRECT_BELOW:  # a query: one tokenizer call and a row mean, ~0.1 ms
@@ -201,6 +199,8 @@ def static_encode(module: StaticModule, texts: list[str]) -> np.ndarray:
                 out[i] = module.weight[ids].mean(axis=0)
         texts = []
     for lo in range(0, len(texts), STATIC_SLICE):
+        from scipy.sparse import csr_matrix  # the product texts' path only
+
         part = texts[lo : lo + STATIC_SLICE]
         ids, lengths = _word_ids(module, part)
         indptr = np.zeros(len(part) + 1, dtype=np.int64)
@@ -208,7 +208,9 @@ def static_encode(module: StaticModule, texts: list[str]) -> np.ndarray:
         mean = np.repeat(1.0 / np.maximum(lengths, 1), lengths).astype(np.float32)
         pool = csr_matrix((mean, ids, indptr), shape=(len(part), n_vocab))
         out[lo : lo + len(part)] = pool @ module.weight
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    # What np.linalg.norm(out, axis=1, keepdims=True) computes for real floats, the same
+    # float32 sums, without its argument handling (~1.5 µs of a ~15 µs query).
+    norms = np.sqrt(np.add.reduce(out * out, axis=1, keepdims=True))
     out /= np.maximum(norms, 1e-12)  # torch's normalize eps: an empty text stays all zeros
     return out
 
