@@ -18,6 +18,7 @@ Levenshtein character-error rate equals ``p`` (``tests/gen/test_noise.py`` measu
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,6 +28,8 @@ import numpy as np
 OPS: tuple[str, ...] = ("substitute", "delete", "insert", "double", "transpose")
 _WEIGHTS = np.array([0.35, 0.2, 0.1, 0.15, 0.2])
 _CDF = _WEIGHTS.cumsum() / _WEIGHTS.cumsum()[-1]
+#: The CDF as floats: ``bisect_right`` on it is ``_CDF.searchsorted(u, side="right")``.
+_CDF_LIST: list[float] = _CDF.tolist()
 _COST = np.array([1, 1, 1, 1, 2])
 EXPECTED_COST = float(_WEIGHTS @ _COST)
 
@@ -94,21 +97,25 @@ def join(segments: Sequence[Segment]) -> str:
 
 
 def shorthand(segments: Sequence[Segment], p: float, rng: np.random.Generator) -> list[Segment]:
-    """Replace each shorthand-able word of the unprotected runs with probability ``p``."""
+    """Replace each shorthand-able word of the unprotected runs with probability ``p``.
+
+    One uniform per match, in text order, drawn in one call for the whole message (the same
+    draws as one call per run: a uniform is one raw word, so calls concatenate).
+    """
     if p <= 0:
         return list(segments)
-    out = []
-    for seg in segments:
-        if seg.protected:
-            out.append(seg)
-            continue
-        matches = list(_SHORT_RE.finditer(seg.text))
+    found = [() if seg.protected else tuple(_SHORT_RE.finditer(seg.text)) for seg in segments]
+    total = sum(map(len, found))
+    if not total:
+        return list(segments)
+    hits = (rng.random(total) < p).tolist()
+    out, at = [], 0
+    for seg, matches in zip(segments, found, strict=True):
         if not matches:
             out.append(seg)
             continue
-        hit = rng.random(len(matches)) < p
         parts, last = [], 0
-        for m, h in zip(matches, hit, strict=True):
+        for m, h in zip(matches, hits[at : at + len(matches)], strict=True):
             if not h:
                 continue
             word = m.group(0)
@@ -118,6 +125,7 @@ def shorthand(segments: Sequence[Segment], p: float, rng: np.random.Generator) -
                 short.capitalize() if word[0].isupper() else short,
             ]
             last = m.end()
+        at += len(matches)
         parts.append(seg.text[last:])
         out.append(Segment("".join(parts), False))
     return out
@@ -126,10 +134,18 @@ def shorthand(segments: Sequence[Segment], p: float, rng: np.random.Generator) -
 def typos(segments: Sequence[Segment], p: float, rng: np.random.Generator) -> list[Segment]:
     """Per-character typos at expected character-error rate ``p`` in the unprotected runs.
 
+    Each unprotected run, in order, takes one uniform per character (does a typo start
+    here?), then one per typo for its kind and one per typo for its replacement key. Those
+    uniforms are drawn in one block for the whole message instead of three calls per run:
+    a uniform is one raw word of the stream, so the block holds the same values in the same
+    order, and at most three per character are ever needed. The stream is spent afterwards
+    (the block's unused tail is drawn too): give each message a stream of its own.
+    ``tests/gen/test_noise_fast.py`` checks the output equals drawing run by run.
+
     Args:
         segments: rendered runs; protected ones are copied unchanged.
         p: expected Levenshtein edits per unprotected character (``θ.p_noise``).
-        rng: the caller's keyed stream.
+        rng: the caller's keyed stream, used by this call alone.
 
     Returns:
         New segments, one per input segment, with the same protected flags.
@@ -142,24 +158,40 @@ def typos(segments: Sequence[Segment], p: float, rng: np.random.Generator) -> li
     # typo rate r = p / E[cost].
     r = p / EXPECTED_COST
     q = min(1.0, r / max(1e-9, 1.0 - r * (1.0 + float(_WEIGHTS[-1]))))
-    return [seg if seg.protected else Segment(_typo_run(seg.text, q, rng)) for seg in segments]
-
-
-def _typo_run(text: str, q: float, rng: np.random.Generator) -> str:
-    n = len(text)
+    n = sum(len(seg.text) for seg in segments if not seg.protected)
     if n == 0:
-        return text
-    hits = (rng.random(n) < q).nonzero()[0]
-    if hits.size == 0:
-        return text
-    # ``rng.choice(len(OPS), size=k, p=_WEIGHTS)`` draws exactly these: one uniform per pick
-    # looked up in the normalised cumulative weights (without choice's per-call checks).
-    ops = _CDF.searchsorted(rng.random(hits.size), side="right")
-    picks = rng.random(hits.size)
+        return list(segments)
+    block = rng.random(3 * n)
+    starts = (block < q).nonzero()[0].tolist()  # candidates anywhere in the block, ascending
+    out, at, j = [], 0, 0
+    for seg in segments:
+        if seg.protected or not seg.text:
+            out.append(seg)
+            continue
+        end = at + len(seg.text)
+        while j < len(starts) and starts[j] < at:
+            j += 1
+        k = j
+        while k < len(starts) and starts[k] < end:
+            k += 1
+        hits = [i - at for i in starts[j:k]]
+        if hits:
+            draws = block[end : end + 2 * len(hits)].tolist()
+            ops = [bisect_right(_CDF_LIST, u) for u in draws[: len(hits)]]
+            seg = Segment(_typo_run(seg.text, hits, ops, draws[len(hits) :]))
+            end += 2 * len(hits)
+        out.append(seg)
+        at, j = end, k
+    return out
+
+
+def _typo_run(text: str, hits: list[int], ops: list[int], picks: list[float]) -> str:
+    """``text`` with a typo of kind ``OPS[op]`` at each hit position (``pick`` picks the key)."""
+    n = len(text)
     chars = list(text)
     # Each position becomes a string; a transposition consumes the next position too.
     skip = -1
-    for i, op, pick in zip(hits.tolist(), ops.tolist(), picks.tolist(), strict=True):
+    for i, op, pick in zip(hits, ops, picks, strict=True):
         if i <= skip:
             continue
         ch = text[i]
