@@ -51,6 +51,9 @@ _OPEN, _CLOSE, _BASE = "\ue000", "\ue001", 0xE100
 _MARK = re.compile("\ue000([\ue100-\ue8ff])(.*?)\ue001", re.DOTALL)
 _HOLE = re.compile("\ue000([\ue100-\ue8ff])\ue001")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?)])")
+_WHITESPACE = re.compile(r"\s+")  # the runs ``str.split()`` splits at (tests check each char)
+#: What must never reach the customer's text: a brace, or any marker or hole character.
+_LEAK = re.compile("[{}\ue000-\ue8ff]")
 
 
 class TemplateError(ShopgenError):
@@ -122,22 +125,21 @@ def _mark(i: int, slot: Slot) -> str:
     return f"{_OPEN}{chr(_BASE + i)}{slot.display()}{_CLOSE}"
 
 
-def _segments(raw: str, slots: Sequence[Slot]) -> tuple[list[noise.Segment], list[str | None]]:
-    """Split marked template output into segments and the slot name owning each (or None)."""
-    text = " ".join(raw.split())
-    segs: list[noise.Segment] = []
-    owners: list[str | None] = []
-    last = 0
-    for m in _MARK.finditer(text):
-        slot = slots[ord(m[1]) - _BASE]
-        segs += [
-            noise.Segment(_SPACE_BEFORE_PUNCT.sub(r"\1", text[last : m.start()])),
-            noise.Segment(m[2], slot.protected),
-        ]
-        owners += [None, slot.name]
-        last = m.end()
-    segs.append(noise.Segment(_SPACE_BEFORE_PUNCT.sub(r"\1", text[last:]).rstrip()))
-    owners.append(None)
+def _segments(
+    skeleton: _Skeleton, slots: Sequence[Slot]
+) -> tuple[list[noise.Segment], list[str | None]]:
+    """The message as segments (text between values, then each value) and each one's slot.
+
+    The same as collapsing the marked render's whitespace, cutting it at the marks and closing
+    up spaces before punctuation in the text between them (a test keeps that plain version):
+    marker characters are not whitespace, so no run of spaces crosses a mark, and the text
+    between the values is the skeleton's, done once per skeleton.
+    """
+    segs, owners = [skeleton.texts[0]], [None]
+    for i, text in zip(skeleton.holes, skeleton.texts[1:], strict=True):
+        slot = slots[i]
+        segs += [noise.Segment(_WHITESPACE.sub(" ", slot.display()), slot.protected), text]
+        owners += [slot.name, None]
     keep = [i for i, seg in enumerate(segs) if seg.text]
     return [segs[i] for i in keep], [owners[i] for i in keep]
 
@@ -196,7 +198,7 @@ def _finish(
         if noisy and not noisy[end].protected:
             noisy[end] = noise.Segment(strip(noisy[end].text))
     text = noise.join(noisy)
-    if "{" in text or "}" in text or any(_OPEN <= ch <= "\ue8ff" for ch in text):
+    if _LEAK.search(text):
         raise TemplateError(f"rendered text leaks braces or markers: {text!r}")
     spans, pos = [], 0
     for seg, owner in zip(noisy, owners, strict=True):
@@ -250,8 +252,9 @@ def render_first_message(
     dropped = tuple(s.name for i, s in enumerate(slots) if i not in said)
     macro = _pick(r_phrase, phrasings(f"{env}/first.j2")[chosen])
     shape = tuple((i, slots[i].name) for i in kept_idx)
-    raw = _render(f"{env}/first.j2", macro, _goal_context, shape, slots)
-    segs, owners = _segments(raw, slots)
+    segs, owners = _segments(
+        _skeleton(f"{env}/first.j2", macro, _goal_context, shape, slots), slots
+    )
     kept = tuple(slots[i].name for i in kept_idx)
     missing = set(kept) - set(owners)
     if missing:
@@ -294,7 +297,7 @@ def render_user_reply(
     table = phrasings(path)
     macro = _pick(r_phrase, table.get(style, ()) + table.get("any", ()))
     shape = tuple(s.label for s in slots)
-    segs, owners = _segments(_render(path, macro, _reply_context, shape, slots), slots)
+    segs, owners = _segments(_skeleton(path, macro, _reply_context, shape, slots), slots)
     said = tuple(dict.fromkeys(o for o in owners if o is not None))
     missing = {s.name for s in slots} - set(said)
     if kind in ("answer", "correct", "change_mind") and missing:
@@ -319,19 +322,48 @@ def _reply_context(shape: tuple[str, ...], value: Callable[[int], str]) -> Any:
     return [{"label": label, "value": value(i)} for i, label in enumerate(shape)]
 
 
-#: ``(path, macro, context builder, shape)`` → the macro's output split at its slot holes.
-_SKELETONS: dict[tuple[Any, ...], list[str]] = {}
+@dataclass(frozen=True, slots=True)
+class _Skeleton:
+    """A macro's output for one shape of context, cut at its slot values.
+
+    Attributes:
+        parts: the marked render split at its holes: text, hole, text, … (a hole is the
+            slot's index character), for :func:`_fill`.
+        holes: the slot index of each hole, in order.
+        texts: the text before, between and after the holes as the customer sees it
+            (whitespace collapsed, no space before punctuation, the ends stripped).
+    """
+
+    parts: list[str]
+    holes: tuple[int, ...]
+    texts: tuple[noise.Segment, ...]
+
+    @classmethod
+    def of(cls, plain: str) -> _Skeleton:
+        parts = _HOLE.split(_MARK.sub(_OPEN + r"\1" + _CLOSE, plain))
+        texts = [_WHITESPACE.sub(" ", t) for t in parts[0::2]]
+        texts[0] = texts[0].lstrip()
+        texts[-1] = texts[-1].rstrip()
+        return cls(
+            parts=parts,
+            holes=tuple(ord(h) - _BASE for h in parts[1::2]),
+            texts=tuple(noise.Segment(_SPACE_BEFORE_PUNCT.sub(r"\1", t)) for t in texts),
+        )
+
+
+#: ``(path, macro, context builder, shape)`` → the macro's skeleton for that shape.
+_SKELETONS: dict[tuple[Any, ...], _Skeleton] = {}
 _SKELETONS_LIMIT = 1 << 16
 
 
-def _render(
+def _skeleton(
     path: str,
     macro: str,
     context: Callable[[Any, Callable[[int], str]], Any],
     shape: tuple[Any, ...],
     slots: Sequence[Slot],
-) -> str:
-    """The macro's output for ``slots``, from its skeleton for this shape of context.
+) -> _Skeleton:
+    """The macro's skeleton for this shape of context, rendered by Jinja on first need.
 
     Slot values reach a template marked (``_mark``), so a template places a value and cannot
     read it: a filter sees the marker first (``cap`` leaves it alone), a test can only ask
@@ -342,19 +374,25 @@ def _render(
     exact, templates never inspect a value, is checked against plain rendering for every
     macro in ``tests/gen/test_render_skeleton.py``.
     """
-
-    def marked(i: int) -> str:
-        return _mark(i, slots[i])
-
     key = (path, macro, context, shape)
-    parts = _SKELETONS.get(key)
-    if parts is not None:
-        return _fill(parts, marked)
-    plain = _call(path, macro, context(shape, marked))
-    if len(_SKELETONS) >= _SKELETONS_LIMIT:
-        _SKELETONS.pop(next(iter(_SKELETONS)))
-    _SKELETONS[key] = _HOLE.split(_MARK.sub(_OPEN + r"\1" + _CLOSE, plain))
-    return plain
+    skeleton = _SKELETONS.get(key)
+    if skeleton is None:
+        plain = _call(path, macro, context(shape, lambda i: _mark(i, slots[i])))
+        if len(_SKELETONS) >= _SKELETONS_LIMIT:
+            _SKELETONS.pop(next(iter(_SKELETONS)))
+        skeleton = _SKELETONS[key] = _Skeleton.of(plain)
+    return skeleton
+
+
+def _render(
+    path: str,
+    macro: str,
+    context: Callable[[Any, Callable[[int], str]], Any],
+    shape: tuple[Any, ...],
+    slots: Sequence[Slot],
+) -> str:
+    """The macro's marked output for ``slots``, from its skeleton (see :func:`_skeleton`)."""
+    return _fill(_skeleton(path, macro, context, shape, slots).parts, lambda i: _mark(i, slots[i]))
 
 
 def _fill(parts: list[str], value: Callable[[int], str]) -> str:
