@@ -10,7 +10,8 @@ from the text: every kept slot is said (a template that forgets one raises), pro
 are handed to the noise model as protected segments, and the markers are stripped before anyone
 sees the text. A missing value is a StrictUndefined error at render time, never text.
 Because a template only places marked values, never reads them, each macro's output for one
-shape of goal (which slots, in which places) is rendered by Jinja once and then refilled.
+shape of goal (which slots, in which places) is rendered by Jinja once; later messages of that
+shape interleave the kept text with their own values.
 
 Typical use by a task generator::
 
@@ -327,14 +328,11 @@ class _Skeleton:
     """A macro's output for one shape of context, cut at its slot values.
 
     Attributes:
-        parts: the marked render split at its holes: text, hole, text, … (a hole is the
-            slot's index character), for :func:`_fill`.
         holes: the slot index of each hole, in order.
         texts: the text before, between and after the holes as the customer sees it
             (whitespace collapsed, no space before punctuation, the ends stripped).
     """
 
-    parts: list[str]
     holes: tuple[int, ...]
     texts: tuple[noise.Segment, ...]
 
@@ -345,7 +343,6 @@ class _Skeleton:
         texts[0] = texts[0].lstrip()
         texts[-1] = texts[-1].rstrip()
         return cls(
-            parts=parts,
             holes=tuple(ord(h) - _BASE for h in parts[1::2]),
             texts=tuple(noise.Segment(_SPACE_BEFORE_PUNCT.sub(r"\1", t)) for t in texts),
         )
@@ -369,10 +366,11 @@ def _skeleton(
     read it: a filter sees the marker first (``cap`` leaves it alone), a test can only ask
     whether the slot is defined. The text around the values is therefore the same for every
     goal with the same slots in the same places (the shape: names or labels by index). The
-    first render of a shape is kept as a skeleton, its values cut out, and later calls fill
-    the holes, skipping Jinja's macro calls (a fifth of a render). The contract that makes this
-    exact, templates never inspect a value, is checked against plain rendering for every
-    macro in ``tests/gen/test_render_skeleton.py``.
+    first render of a shape is kept as a skeleton, its values cut out and the text between
+    them prepared once, and later calls interleave their own values (:func:`_segments`),
+    skipping Jinja's macro calls. The contract that makes this exact, templates never inspect
+    a value, is checked against cutting the plain render for every macro
+    (``tests/gen/test_render_fast.py``).
     """
     key = (path, macro, context, shape)
     skeleton = _SKELETONS.get(key)
@@ -382,25 +380,6 @@ def _skeleton(
             _SKELETONS.pop(next(iter(_SKELETONS)))
         skeleton = _SKELETONS[key] = _Skeleton.of(plain)
     return skeleton
-
-
-def _render(
-    path: str,
-    macro: str,
-    context: Callable[[Any, Callable[[int], str]], Any],
-    shape: tuple[Any, ...],
-    slots: Sequence[Slot],
-) -> str:
-    """The macro's marked output for ``slots``, from its skeleton (see :func:`_skeleton`)."""
-    return _fill(_skeleton(path, macro, context, shape, slots).parts, lambda i: _mark(i, slots[i]))
-
-
-def _fill(parts: list[str], value: Callable[[int], str]) -> str:
-    """A skeleton's text with ``value(i)`` in each hole (odd parts hold the hole's index)."""
-    out = parts[:]
-    for j in range(1, len(out), 2):
-        out[j] = value(ord(out[j]) - _BASE)
-    return "".join(out)
 
 
 def _call(path: str, macro: str, arg: Any) -> str:

@@ -109,15 +109,19 @@ _PIECE = st.lists(
 def test_segments_equal_cutting_any_marked_text(pieces, tail, data):
     """Any text with marked values (spaces at the ends, before punctuation, inside values)."""
     slots = [Slot(name=f"s{i}", value="", kind=k, label=k) for i, k in enumerate(_KINDS)]
-    plain = []
-    holes = []
-    for text, value in pieces:
-        i = data.draw(st.integers(0, len(slots) - 1))
-        plain += ["".join(text), render._mark(i, replace(slots[i], value=f"{value}v{value}"))]
-        holes.append(i)
-    plain.append("".join(tail))
+    texts = ["".join(text) for text, _ in pieces]
+    holes = [data.draw(st.integers(0, len(slots) - 1)) for _ in pieces]
+    a = [
+        replace(slots[i], value=f"{value}v{value}")
+        for i, (_, value) in zip(holes, pieces, strict=True)
+    ]
     values = {i: replace(slots[i], value=data.draw(_ODD) + "w") for i in holes}
     b = [values.get(i, s) for i, s in enumerate(slots)]
-    skeleton = render._Skeleton.of("".join(plain))
-    filled = render._fill(skeleton.parts, lambda i: render._mark(i, b[i]))
-    assert render._segments(skeleton, b) == _plain_segments(filled, b)
+
+    def marked(said: list[Slot]) -> str:
+        """The texts with each hole's slot value marked, as a template's render has them."""
+        body = "".join(t + render._mark(i, s) for t, i, s in zip(texts, holes, said, strict=True))
+        return body + "".join(tail)
+
+    skeleton = render._Skeleton.of(marked(a))
+    assert render._segments(skeleton, b) == _plain_segments(marked([b[i] for i in holes]), b)

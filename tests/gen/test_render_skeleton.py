@@ -1,59 +1,16 @@
-"""The render fast paths equal their references: skeleton fill == Jinja, lazy == eager streams."""
+"""The render caches: the skeleton cache is bounded, lazy child streams draw what eager ones do.
+
+That a skeleton's segments equal the plain Jinja render is tested in ``test_render_fast.py``.
+"""
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shopgen.gen import render
-from shopgen.gen.render import REPLY_KINDS, phrasings, render_first_message, render_user_reply
+from shopgen.gen.render import render_first_message, render_user_reply
 from shopgen.gen.seeding import stream
 from shopgen.gen.slots import ENVS, example_slots
-
-
-def _plain(path, macro, context, shape, slots):
-    """The reference: the macro rendered by Jinja with these slots' marked values."""
-    return render._call(path, macro, context(shape, lambda i: render._mark(i, slots[i])))
-
-
-def _kept(goal, mask):
-    return tuple((i, s.name) for i, s in enumerate(goal) if s.required or mask >> i & 1)
-
-
-@pytest.mark.parametrize("env", ENVS)
-@given(seed=st.integers(0, 10**6), n=st.integers(1, 3), mask=st.integers(0, 2**12))
-@settings(max_examples=15, deadline=None)
-def test_first_message_skeleton_fill_equals_jinja_for_every_macro(env, seed, n, mask):
-    """A skeleton made from one goal, filled with another goal's values, is the plain render."""
-    a = example_slots(env, stream(seed, "a"), n=n)
-    b = example_slots(env, stream(seed, "b"), n=n)
-    assert [s.name for s in a] == [s.name for s in b]
-    shape = _kept(a, mask)
-    path = f"{env}/first.j2"
-    render._SKELETONS.clear()  # a cache: emptying it only costs the next renders a miss
-    for macros in phrasings(path).values():
-        for macro in macros:
-            first = render._render(path, macro, render._goal_context, shape, a)
-            assert first == _plain(path, macro, render._goal_context, shape, a)
-            assert (path, macro, render._goal_context, shape) in render._SKELETONS
-            filled = render._render(path, macro, render._goal_context, shape, b)
-            assert filled == _plain(path, macro, render._goal_context, shape, b)
-
-
-@pytest.mark.parametrize("kind", REPLY_KINDS)
-@given(seed=st.integers(0, 10**6), k=st.integers(1, 4))
-@settings(max_examples=15, deadline=None)
-def test_reply_skeleton_fill_equals_jinja_for_every_macro(kind, seed, k):
-    a = example_slots("returns", stream(seed, "a"))[:k]
-    b = example_slots("returns", stream(seed, "b"))[:k]
-    shape = tuple(s.label for s in a)
-    path = f"user/{kind}.j2"
-    render._SKELETONS.clear()  # a cache: emptying it only costs the next renders a miss
-    for macros in phrasings(path).values():
-        for macro in macros:
-            render._render(path, macro, render._reply_context, shape, a)
-            filled = render._render(path, macro, render._reply_context, shape, b)
-            assert filled == _plain(path, macro, render._reply_context, shape, b)
 
 
 def test_skeleton_cache_is_bounded(monkeypatch):
