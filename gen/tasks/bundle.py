@@ -278,11 +278,18 @@ def _stock_outs(
     The cheapest are the ones a budget-minded agent reaches for first, so they are the ones
     whose stock-out the agent must notice (stock 0 on the card). One always stays in stock.
     Positions (ascending) rather than ids: they are what :meth:`Kind.price_quantile` reads.
+    The uniforms of all kinds come in one draw, read in kind order: ``rng.random`` yields
+    the same doubles in one call as in one call per kind (``tests/gen/test_bundle_fast.py``).
     """
+    sizes = [min(OOS_CANDIDATES, len(kind.product_ids) - 1) for kind in kinds]
+    draws = rng.random(sum(sizes)).tolist()
     out: dict[str, tuple[int, ...]] = {}
-    for kind in kinds:
-        draws = rng.random(min(OOS_CANDIDATES, len(kind.product_ids) - 1)).tolist()
-        out[kind.category] = tuple(i for i, u in enumerate(draws) if u < p_oos)
+    start = 0
+    for kind, size in zip(kinds, sizes, strict=True):
+        out[kind.category] = tuple(
+            i for i, u in enumerate(draws[start : start + size]) if u < p_oos
+        )
+        start += size
     return out
 
 
