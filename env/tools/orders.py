@@ -34,12 +34,16 @@ def customer_id(ctx: ToolContext) -> str:
 def customer_orders(ctx: ToolContext) -> list[dict[str, Any]]:
     """The orders this episode shows for its customer, newest first."""
     uid = customer_id(ctx)
-    orders = ctx.store.orders_of(uid)
     allowed = ctx.episode.get("order_ids")
-    if allowed is not None:
-        keep = set(allowed)
-        orders = [o for o in orders if o["order_id"] in keep]
-    return orders[::-1]
+    if allowed is None:
+        return ctx.store.orders_of(uid)[::-1]
+    # The few allowed orders one by one (records the task's tools share), not all of the
+    # customer's: their order in the store's table is the order of ``orders_of``.
+    store = ctx.store
+    rows = {store.order_row(i): i for i in allowed if type(i) is str}
+    rows.pop(-1, None)
+    orders = (store.order(rows[r]) for r in sorted(rows, reverse=True))
+    return [o for o in orders if o["user_id"] == uid]
 
 
 def own_order(ctx: ToolContext, order_id: str) -> dict[str, Any]:
