@@ -119,7 +119,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     # Up to the visibility check (which most plain draws fail), the draw reads columns only;
     # records are built for the draws that pass, and the tools then reuse them.
     order_id, at = book.order_ids[row], book.line_spans[row][0] + j
-    category = ctx.store.product_field(book.line_products[at], "category_id")
+    category = book.line_categories[at]
     facts = _line_facts(
         ctx, category, book.line_prices[at], book.line_quantities[at], book.tiers[user_id], rng
     )
@@ -285,6 +285,8 @@ class _OrderBook:
         line_spans: each row's lines ``[lo, hi)``.
         line_active, line_products, line_prices, line_quantities: each line's status is
             ``active``, its product, unit price and quantity.
+        line_categories: each line's product's category (``store.product_field``; one
+            string object per category, not per line).
     """
 
     spans: dict[str, tuple[int, int]]
@@ -298,6 +300,7 @@ class _OrderBook:
     line_products: list[str]
     line_prices: list[float]
     line_quantities: list[int]
+    line_categories: list[str | None]
 
 
 def _order_book(ctx: GenContext) -> _OrderBook:
@@ -343,7 +346,26 @@ def _build_order_book(ctx: GenContext) -> _OrderBook:
         line_products=lines["product_id"].to_list(),
         line_prices=lines["unit_price"].to_list(),
         line_quantities=lines["quantity"].to_list(),
+        line_categories=_line_categories(ctx),
     )
+
+
+def _line_categories(ctx: GenContext) -> list[str | None]:
+    """Each order line's product category, as ``store.product_field`` reads it.
+
+    A product id found twice reads as its first row there (the id index's stable sort), so
+    the join keeps the first; a product the catalog lacks reads as None.
+    """
+    categories = ctx.store.products.select("product_id", "category_id").unique(
+        "product_id", keep="first", maintain_order=True
+    )
+    column = (
+        ctx.store.line_table.select("product_id")
+        .join(categories, on="product_id", how="left", maintain_order="left")["category_id"]
+        .to_list()
+    )
+    shared: dict[str | None, str | None] = {}
+    return [shared.setdefault(c, c) for c in column]
 
 
 def _clashing_line(

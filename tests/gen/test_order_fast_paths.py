@@ -71,6 +71,13 @@ def test_order_book_rows_are_the_store_records(ctx, store):
                 assert book.line_quantities[at] == line["quantity"]
 
 
+def test_order_book_categories_are_the_product_fields(ctx, store):
+    book = returns._order_book(ctx)
+    products = store.line_table["product_id"].to_list()
+    assert len(book.line_categories) == len(products)
+    assert book.line_categories == [store.product_field(p, "category_id") for p in products]
+
+
 @settings(max_examples=60, deadline=None)
 @given(pick=st.integers(0, 10**6), n=st.integers(1, 6), shift=st.integers(-400, 60))
 def test_visible_from_columns_is_the_record_scan(ctx, store, pick, n, shift):
