@@ -195,3 +195,25 @@ def test_status_clash_search_equals_the_frame_search(ctx, visible_n, want):
         assert (uid, target, noun) == (r_uid, r_target, r_noun)
         assert visible == r_visible.to_dicts()  # the store's records: the frame's rows
     assert found
+
+
+def _row_reference(index: IdIndex, key: str) -> int:
+    """IdIndex.row as first written: the found element compared with the NumPy probe."""
+    raw = key.encode() if isinstance(key, str) else b""
+    if not raw or len(raw) > index._width:
+        return -1
+    probe = np.array(raw, index._sorted.dtype)
+    at = int(index._sorted.searchsorted(probe))
+    if at < index._sorted.size and index._sorted[at] == probe:
+        return int(index._order[at])
+    return -1
+
+
+@given(
+    ids=st.lists(st.text("ab\0é", min_size=1, max_size=5), min_size=1, max_size=12),
+    keys=st.lists(st.text("ab\0é", max_size=7), max_size=12),
+)
+def test_id_index_row_equals_the_probe_comparison(ids, keys):
+    index = IdIndex(pl.Series(ids, dtype=pl.String), width=8)
+    for key in [*ids, *keys, *(k + "\0" for k in ids)]:
+        assert index.row(key) == _row_reference(index, key)
