@@ -26,6 +26,7 @@ return reward ``0.0`` (rewards are terminal).
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -175,7 +176,7 @@ def _prepare(task: dict[str, Any] | TaskRow, store: CatalogStore) -> _Prepared:
     return _Prepared(
         row,
         episode,
-        [m.model_dump() for m in row.messages],
+        [{"role": m.role, "content": m.content} for m in row.messages],  # model_dump, faster
         (row.axis("B_tool"), row.axis("T_max")),
         stock_rules(episode),
     )
@@ -383,7 +384,7 @@ def _customer_speaks(ctx: ToolContext, turn: int) -> str | None:
     user = ctx.user
     if user is None:
         text = ctx.task.user_script
-        if '"switch"' not in text:
+        if '"switch"' not in text or _switch_is_null(text):
             return None
         try:
             if compile_script(text).script.switch is None:  # cached per distinct script
@@ -398,6 +399,23 @@ def _customer_speaks(ctx: ToolContext, turn: int) -> str | None:
     if said is not None:
         ctx.state.extra["switch_said_at"] = turn
     return said
+
+
+@lru_cache(maxsize=1024)
+def _switch_is_null(text: str) -> bool:
+    """Whether a user script's JSON reads as an object whose ``switch`` is null or absent.
+
+    Such a script schedules no switch whether or not it is valid (an invalid one schedules
+    none either), so the customer stays silent without :func:`compile_script`'s full
+    validation and slot matchers: every row carries ``"switch": null`` when it has none, and
+    only tasks that ask the customer something need the compiled script. Text ``json`` cannot
+    read answers False and takes the full path.
+    """
+    try:
+        script = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(script, dict) and script.get("switch") is None
 
 
 def _error_dict(e: ErrorRecord) -> dict[str, Any]:

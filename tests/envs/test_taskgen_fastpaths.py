@@ -1,0 +1,76 @@
+"""The task factory's encoding shortcuts give exactly the plain computations' texts and ids."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shopgen.taskgen import TaskFactory, _encode_id, _id_json, task_id
+
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    fields=st.dictionaries(st.text(), _VALUES, max_size=8),
+    chosen=st.lists(st.integers(0, 7), max_size=8),
+)
+def test_id_json_with_known_values_is_the_plain_encoding(
+    fields: dict[str, Any], chosen: list[int]
+) -> None:
+    keys = sorted(fields)
+    known = {keys[i]: _encode_id(fields[keys[i]]) for i in chosen if i < len(keys)}
+    assert _id_json(fields, known) == _encode_id(fields)
+    assert _encode_id(fields) == json.dumps(
+        fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
+
+
+def _plain_row_texts(row: Any) -> dict[str, Any]:
+    """The id and JSON fields of ``row`` as the plain json.dumps calls write them."""
+    goal = json.loads(row.goal)
+    oracle = json.loads(row.oracle)
+    content = row.model_dump()
+    for key in ("task_id", "oracle", "shopgen_version"):
+        content.pop(key)
+    content["goal"] = json.dumps(
+        {k: v for k, v in goal.items() if k != "min_turns"}, sort_keys=True, default=str
+    )
+    return {
+        "task_id": task_id(content),
+        "goal": json.dumps(goal, sort_keys=True, default=str),
+        "oracle": json.dumps(oracle, separators=(",", ":")),
+        "episode": json.dumps(json.loads(row.episode), sort_keys=True, default=str),
+        "user_script": json.dumps(json.loads(row.user_script), sort_keys=True, default=str),
+        "arguments": [
+            json.dumps(json.loads(c["function"]["arguments"]), sort_keys=True)
+            for m in oracle
+            for c in m.get("tool_calls", ())
+        ],
+    }
+
+
+@pytest.mark.parametrize("env_name", ["status", "policy", "returns", "bundle"])
+def test_rows_keep_the_plain_ids_and_texts(factory: TaskFactory, env_name: str) -> None:
+    for k in range(3):
+        for d in (2, 5):
+            row = factory.make(env_name, d, k).row
+            plain = _plain_row_texts(row)
+            oracle = json.loads(row.oracle)
+            assert row.task_id == plain["task_id"]
+            assert row.goal == plain["goal"]
+            assert row.oracle == plain["oracle"]
+            assert row.episode == plain["episode"]
+            assert row.user_script == plain["user_script"]
+            assert plain["arguments"] == [
+                c["function"]["arguments"] for m in oracle for c in m.get("tool_calls", ())
+            ]
