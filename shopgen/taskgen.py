@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 from shopgen.env.episode import ShopEnv
 from shopgen.env.tools import env_tool_schemas
@@ -54,6 +54,14 @@ _encode_id = json.JSONEncoder(
 
 class OracleFailure(ShopgenError):
     """A generated task whose oracle does not reach the maximum reward: a generator bug."""
+
+
+class _Setting(NamedTuple):
+    """What every task of one environment at one difficulty shares (``TaskFactory._setting``)."""
+
+    axes: Theta  # frozen
+    static: dict[str, Any]  # the shared fields of the row (read, never changed)
+    known: dict[str, str]  # their task-id JSON, for _id_json
 
 
 @dataclass(frozen=True)
@@ -234,15 +242,15 @@ class TaskFactory:
         self._live = env.spawn(score=False)
         self._made = 0
         self._freeze_at = FREEZE_FIRST if freeze_heap else 0
-        #: (environment, d) → the fields every such task shares, and their task-id JSON.
-        self._static: dict[tuple[str, int], tuple[dict[str, Any], dict[str, str]]] = {}
+        #: (environment, d) → what every such task shares (see :meth:`_setting`).
+        self._settings: dict[tuple[str, int], _Setting] = {}
 
     def make(self, env_name: str, d: int, k: int) -> Generated:
         """Task ``k`` of ``env_name`` at difficulty ``d``, proven solvable."""
         spec = env_spec(env_name)
         generate = load_entry_point(spec.generator)
         oracle = load_entry_point(spec.oracle)
-        axes = theta(d, **self.overrides)
+        axes, static, known = self._setting(spec, d)
         for attempt in range(MAX_ATTEMPTS):
             key = ("task", env_name, d, k, attempt)
             try:
@@ -250,7 +258,6 @@ class TaskFactory:
                 rendered = render_first_message(
                     env_name, draft.slots, d=d, rng=stream(self.seed, *key, "message"), axes=axes
                 )
-                static, known = self._shared_fields(spec, d, axes)
                 fields = self._fields(static, draft, rendered, axes, d)
                 live = _row(fields, known)
                 messages = drive(self._live, live, oracle(live))
@@ -264,15 +271,15 @@ class TaskFactory:
             f"{env_name}: no usable draw for d={d}, k={k} in {MAX_ATTEMPTS} attempts"
         )
 
-    def _shared_fields(
-        self, spec: EnvSpec, d: int, axes: Theta
-    ) -> tuple[dict[str, Any], dict[str, str]]:
-        """The fields every task of ``spec`` at ``d`` has, and their JSON for :func:`_id_json`.
+    def _setting(self, spec: EnvSpec, d: int) -> _Setting:
+        """θ at ``d``, the fields every task of ``spec`` at ``d`` has, and their task-id JSON.
 
-        ``axes`` is ``theta(d, **overrides)``, the same for every task of the factory at ``d``.
+        Made once per environment and difficulty: θ takes ~10 µs to compute and validate, and
+        the shared fields are a third of the text :func:`task_id` encodes (see :func:`_id_json`).
         """
-        hit = self._static.get((spec.name, d))
+        hit = self._settings.get((spec.name, d))
         if hit is None:
+            axes = theta(d, **self.overrides)
             static = {
                 "env": spec.name,
                 "d": d,
@@ -282,8 +289,8 @@ class TaskFactory:
                 "catalog_id": self.env.store.catalog_id,
                 "verifier_version": spec.version,
             }
-            hit = (static, {key: _encode_id(value) for key, value in static.items()})
-            self._static[spec.name, d] = hit
+            known = {key: _encode_id(value) for key, value in static.items()}
+            hit = self._settings[spec.name, d] = _Setting(axes, static, known)
         return hit
 
     def _fields(

@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from shopgen.env.episode import ShopEnv
+from shopgen.gen.difficulty import theta
 from shopgen.taskgen import TaskFactory, _encode_id, _id_json, task_id
 
 _SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
@@ -74,3 +76,11 @@ def test_rows_keep_the_plain_ids_and_texts(factory: TaskFactory, env_name: str) 
             assert plain["arguments"] == [
                 c["function"]["arguments"] for m in oracle for c in m.get("tool_calls", ())
             ]
+
+
+def test_each_difficulty_keeps_its_own_axes(shop_env: ShopEnv) -> None:
+    factory = TaskFactory(shop_env, seed=3, overrides={"p_noise": 0.0})
+    for d in (1, 6, 1):
+        row = factory.make("status", d, 0).row
+        assert row.theta == theta(d, p_noise=0.0).to_dict()
+        assert row.task_id == _plain_row_texts(row)["task_id"]
