@@ -401,7 +401,7 @@ def _customer_speaks(ctx: ToolContext, turn: int) -> str | None:
     return said
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=8192)
 def _switch_is_null(text: str) -> bool:
     """Whether a user script's JSON reads as an object whose ``switch`` is null or absent.
 

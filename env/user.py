@@ -264,7 +264,7 @@ class CompiledScript:
         return hit
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=8192)
 def compile_script(text: str) -> CompiledScript:
     """Parse a row's ``user_script`` JSON once per distinct text.
 
