@@ -5,15 +5,17 @@ For each environment at d = 5 on one catalog:
 - generation: proven tasks/s (draw, first message, live oracle through the runtime, replay
   proof), measured twice. ``first_tasks_per_s`` are the first ``n`` tasks after a short
   warm-up, while per-category tables, search cards and encoder look-ups are still being
-  filled; ``tasks_per_s`` are ``n`` more after ``STEADY_WARM`` further tasks, the rate a long
+  filled; ``tasks_per_s`` are at least ``n`` more, and at least ``MIN_SECONDS`` of CPU
+  (``steady_tasks`` says how many), after ``STEADY_WARM`` further tasks, the rate a long
   ``shopgen tasks`` run settles at. Both are reported because a 100-task run pays the first.
 - scoring: the oracle transcripts replayed and graded (``verifiers.replay.play``), every search
-  answered by the runtime's memo. ``scored_per_s`` counts all of it; the issue's target is
+  answered by the runtime's memo, at least ``5 n`` replays and ``MIN_SECONDS`` of CPU.
+  ``scored_per_s`` counts all of it; the issue's target is
   stated *excluding search*, so ``scored_per_s_excl_search`` subtracts the CPU time spent
   inside ``catalog_search`` calls (measured by wrapping the registered tool).
-- the retrieval bound: during the ``tasks_per_s`` measurement, the BM25 and dense retrievals the live
-  oracles ran (searches no earlier task ran; drawn-and-rejected attempts included) per
-  accepted task, and their CPU time. ``retrieval_bound_tasks_per_s`` is the rate a core could
+- the retrieval bound: during the ``tasks_per_s`` measurement, the BM25 and dense retrievals
+  the live oracles ran (searches no earlier task ran; drawn-and-rejected attempts included)
+  per accepted task, and their CPU time. ``retrieval_bound_tasks_per_s`` is the rate a core could
   not exceed even if everything else in a task cost nothing, and ``tasks_per_s_excl_retrieval``
   the rate with that time subtracted (the convention the scoring target states).
 
@@ -52,13 +54,26 @@ D = 5
 WARM = 10
 #: Further tasks before the steady-state measurement (full run only).
 STEADY_WARM = 300
+#: CPU seconds the steady generation and the scoring measurements last at least (full run):
+#: 100 tasks of a fast environment are a fifth of a second, too short to be steady.
+MIN_SECONDS = 3.0
 
 
 def _cpu_rate(fn: Callable[[int], object], n: int) -> float:
+    return _cpu_run(fn, n)[0]
+
+
+def _cpu_run(fn: Callable[[int], object], n: int, seconds: float = 0.0) -> tuple[float, int]:
+    """Calls ``fn(0)``, ``fn(1)``, … at least ``n`` times and for ``seconds`` CPU seconds.
+
+    Returns the calls per CPU second and the number of calls.
+    """
     started = time.process_time()
-    for k in range(n):
+    k = 0
+    while k < n or time.process_time() - started < seconds:
         fn(k)
-    return n / max(time.process_time() - started, 1e-9)
+        k += 1
+    return k / max(time.process_time() - started, 1e-9), k
 
 
 @contextmanager
@@ -114,6 +129,7 @@ def _timed_retrieval() -> Iterator[list[float]]:
 def run(quick: bool = False) -> dict:
     """Tasks/s and scored trajectories/s per environment, absolute and per baseline unit."""
     size, n, steady_warm = (10_000, 20, 0) if quick else (100_000, 100, STEADY_WARM)
+    seconds = 0.0 if quick else MIN_SECONDS
     out: dict[str, float | int | str] = {"d": D, "tasks_per_env": n}
     with tempfile.TemporaryDirectory() as tmp:
         root = indexed_catalog(tmp, size)
@@ -121,7 +137,7 @@ def run(quick: bool = False) -> dict:
         out["catalog_products"] = env.store.products.height
         factory = TaskFactory(env, seed=0, freeze_heap=True)  # as `shopgen tasks` runs it
         for name in ENV_NAMES:
-            figures = _environment(env, factory, name, n, steady_warm)
+            figures = _environment(env, factory, name, n, steady_warm, seconds)
             out.update({f"{name}.{key}": value for key, value in figures.items()})
         memo = env._shared.search
         if memo is not None:
@@ -130,23 +146,28 @@ def run(quick: bool = False) -> dict:
 
 
 def _environment(
-    env: ShopEnv, factory: TaskFactory, name: str, n: int, steady_warm: int
+    env: ShopEnv, factory: TaskFactory, name: str, n: int, steady_warm: int, seconds: float
 ) -> dict[str, float]:
     for k in range(WARM):
         factory.make(name, D, 10**6 + k)
     made: list = []
 
-    def measure(start: int) -> tuple[float, list[float]]:
+    def measure(start: int, seconds: float) -> tuple[float, int, list[float]]:
         with _timed_retrieval() as retrieval:
-            rate = _cpu_rate(lambda k: made.append(factory.make(name, D, start + k)), n)
-        return rate, retrieval
+            rate, count = _cpu_run(
+                lambda k: made.append(factory.make(name, D, start + k)), n, seconds
+            )
+        return rate, count, retrieval
 
-    first, retrieval = measure(0)
+    first, count, retrieval = measure(0, 0.0)
     for k in range(steady_warm):
         factory.make(name, D, 2 * 10**6 + k)
-    rate, retrieval = measure(n) if steady_warm else (first, retrieval)
-    retrieval_ms = 1000 * retrieval[0] / n
-    rate_excl = n / max(n / rate - retrieval[0], 1e-9)
+    if steady_warm:
+        rate, count, retrieval = measure(n, seconds)
+    else:
+        rate = first
+    retrieval_ms = 1000 * retrieval[0] / count
+    rate_excl = count / max(count / rate - retrieval[0], 1e-9)
     drafts = [g.draft for g in made]
     renders = _cpu_rate(
         lambda k: render_first_message(
@@ -162,17 +183,14 @@ def _environment(
     for row in rows:  # fill the search memo: scoring is measured without retrieval
         _score(env, *row)
     with _timed_tool("catalog_search") as searching:
-        started = time.process_time()
-        for k in range(5 * n):
-            _score(env, *rows[k % len(rows)])
-        spent = time.process_time() - started
-    scores = 5 * n / max(spent, 1e-9)
-    scores_excl = 5 * n / max(spent - searching[0], 1e-9)
+        scores, scored = _cpu_run(lambda k: _score(env, *rows[k % len(rows)]), 5 * n, seconds)
+    scores_excl = scored / max(scored / scores - searching[0], 1e-9)
     return {
         "first_tasks_per_s": round(first, 1),
         "tasks_per_s": round(rate, 1),
         "tasks_per_s_excl_retrieval": round(rate_excl, 1),
-        "retrievals_per_task": round(retrieval[1] / 2 / n, 2),
+        "steady_tasks": count,
+        "retrievals_per_task": round(retrieval[1] / 2 / count, 2),
         "retrieval_ms_per_task": round(retrieval_ms, 3),
         "retrieval_bound_tasks_per_s": round(1000 / retrieval_ms, 1) if retrieval_ms else None,
         "scored_per_s": round(scores, 1),
