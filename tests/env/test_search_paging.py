@@ -2,8 +2,9 @@
 
 - ``SearchIndex._degrade`` (draws read as Python floats) picks exactly the distractors the
   NumPy formulation (compare, ``flatnonzero``) picked;
-- ``CachedSearch._key`` (one ``hash`` of the finished key) accepts and refuses exactly the
-  keys the per-part ``Hashable`` check did, and refuses the junk that check let through;
+- ``CachedSearch._key`` (one probe of the memo with the finished key) accepts and refuses
+  exactly the keys the per-part ``Hashable`` check did, and refuses the junk that check let
+  through;
 - the ``catalog_search`` tool's memoised seed equals the hash it replaces.
 """
 
@@ -128,13 +129,13 @@ _ids: st.SearchStrategy[Collection] = st.one_of(
 )
 def test_memo_key_equals_the_per_part_check(query, top_k, eps_rank, oos_ids, rest):
     parts = ("text", query, top_k, eps_rank, oos_ids, *rest)
-    assert CachedSearch._key(parts) == _reference_key(parts)
+    assert CachedSearch(object())._key(parts) == _reference_key(parts)
 
 
 def test_memo_key_refuses_a_tuple_holding_a_list():
     # The per-part check passed it (a tuple is Hashable) and the look-up then raised.
     parts = ("text", ("lamp", ["x"]), 10, 0.1, (), 0, 0)
-    assert CachedSearch._key(parts) is None
+    assert CachedSearch(object())._key(parts) is None
 
 
 @settings(max_examples=200, deadline=None)
