@@ -283,8 +283,8 @@ class _OrderBook:
         last_event: each row's latest event time (placed, shipped, delivered, cancelled).
         tiers: customer → membership tier.
         line_spans: each row's lines ``[lo, hi)``.
-        line_active, line_products, line_prices, line_quantities: each line's status is
-            ``active``, its product, unit price and quantity.
+        line_active, line_prices, line_quantities: each line's status is ``active``, its
+            unit price and quantity.
         line_categories: each line's product's category (``store.product_field``; one
             string object per category, not per line).
     """
@@ -297,7 +297,6 @@ class _OrderBook:
     tiers: dict[str, str]
     line_spans: list[tuple[int, int]]
     line_active: list[bool]
-    line_products: list[str]
     line_prices: list[float]
     line_quantities: list[int]
     line_categories: list[str | None]
@@ -343,7 +342,6 @@ def _build_order_book(ctx: GenContext) -> _OrderBook:
         tiers=dict(users.iter_rows()),
         line_spans=list(zip(*(spans[c].fill_null(0).to_list() for c in ("lo", "hi")), strict=True)),
         line_active=(lines["status"] == "active").to_list(),
-        line_products=lines["product_id"].to_list(),
         line_prices=lines["unit_price"].to_list(),
         line_quantities=lines["quantity"].to_list(),
         line_categories=_line_categories(ctx),
