@@ -226,8 +226,8 @@ class PolicyEngine:
         self._check_call(topic, facts)
         return [
             rid
-            for rid in self.order[topic]
-            if all(self._holds(c, facts) for c in self.rules[rid].when)
+            for rid, (tests, _) in zip(self.order[topic], self._compiled[topic], strict=True)
+            if all(test(facts) for test in tests)
         ]
 
     def evaluate_frame(self, topic: str, frame: pl.DataFrame) -> pl.DataFrame:
