@@ -186,7 +186,10 @@ def typos(segments: Sequence[Segment], p: float, rng: np.random.Generator) -> li
 
 
 def _typo_run(text: str, hits: list[int], ops: list[int], picks: list[float]) -> str:
-    """``text`` with a typo of kind ``OPS[op]`` at each hit position (``pick`` picks the key)."""
+    """``text`` with a typo of kind ``OPS[op]`` at each hit position.
+
+    Each hit's ``picks`` entry (a uniform) picks the neighbouring key a typo types.
+    """
     n = len(text)
     chars = list(text)
     # Each position becomes a string; a transposition consumes the next position too.
