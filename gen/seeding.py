@@ -77,7 +77,7 @@ class _PCG64Seed(np.random.SeedSequence):
 
     NumPy's own ``generate_state`` costs ~5 µs of a ~10 µs PCG64 construction (arrays, an
     errstate, a view) for eight 32-bit hashes; these are the same hashes on the same pool, as
-    plain integers. Every other request goes to NumPy. ``tests/gen/test_seeding.py`` checks
+    plain integers. Every other request goes to NumPy. ``tests/gen/test_seeding_fast.py`` checks
     the states equal NumPy's for any entropy.
     """
 
