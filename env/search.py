@@ -99,6 +99,9 @@ CONCURRENT_MIN_ROWS = 500_000
 #: ``SHOPGEN_DENSE_MEMORY_BYTES`` overrides it per process (0 always maps).
 DENSE_MEMORY_BYTES = 1 << 30
 DENSE_MEMORY_ENV = "SHOPGEN_DENSE_MEMORY_BYTES"
+#: Read-only pools whose row sets :meth:`SearchIndex._pool_rows` remembers (the search
+#: memo keeps 4,096 pools).
+POOL_SET_LIMIT = 4096
 Mode = Literal["hybrid", "bm25", "dense"]
 
 __all__ = [
@@ -196,6 +199,8 @@ class SearchIndex:
         self.prune_min_postings = PRUNE_MIN_POSTINGS
         self._pool_pid = -1
         self._bm25_pool: ThreadPoolExecutor | None = None
+        #: id(pool) -> (pool, its rows as a set), for read-only pools (see :meth:`_pool_rows`).
+        self._pool_sets: dict[int, tuple[np.ndarray, frozenset[int]]] = {}
 
     @classmethod
     def open(cls, catalog: str | Path, *, store: CatalogStore | None = None) -> SearchIndex:
@@ -684,7 +689,7 @@ class SearchIndex:
         replaced = [i for i in range(len(shown)) if draws[i][0] < eps_rank]
         if not replaced:
             return shown
-        in_pool = set(pool.tolist())
+        in_pool = self._pool_rows(pool)
         on_page = set(shown)
         for i in replaced:
             # Prefer a product outside the retrieved depth (surely less relevant); a small
@@ -697,6 +702,28 @@ class SearchIndex:
                 on_page.add(distractor)
                 shown[i] = distractor
         return shown
+
+    def _pool_rows(self, pool: np.ndarray) -> frozenset[int]:
+        """The rows of a retrieved ``pool`` as a set, remembered per read-only pool object.
+
+        A page that gets a distractor must know the whole pool (~150 rows at d = 5), and
+        building that set was ~10 µs of every such page on a busy process, while the
+        search memo (:class:`~shopgen.env.search_cache.CachedSearch`) hands out the same
+        read-only pool for a query again and again. Only read-only arrays are remembered
+        (a writeable one could change under the same identity); the entry keeps the pool
+        alive, so its ``id`` cannot name another array while remembered.
+        """
+        if pool.flags.writeable:
+            return frozenset(pool.tolist())
+        memo = self._pool_sets
+        found = memo.get(id(pool))
+        if found is not None and found[0] is pool:
+            return found[1]
+        if len(memo) >= POOL_SET_LIMIT:
+            memo.clear()  # start over: the next pages rebuild the few sets they need
+        rows = frozenset(pool.tolist())
+        memo[id(pool)] = (pool, rows)
+        return rows
 
     def _distractor(
         self, row: int, u: float, excluded: set[int], also: Collection[int] = ()

@@ -79,8 +79,28 @@ def test_degrade_equals_the_numpy_formulation(index, data, top_k, eps_rank, seed
         members = index._category_rows[lo:hi]
         rows = np.concatenate([members, rows[~np.isin(rows, members)]])
     pool = rows[: data.draw(st.integers(0, min(top_k, index.size)))].astype(np.int64)
-    got = index._degrade(pool, top_k, eps_rank, seed, call_index)
-    assert got == _reference_degrade(index, pool, top_k, eps_rank, seed, call_index)
+    expected = _reference_degrade(index, pool, top_k, eps_rank, seed, call_index)
+    assert index._degrade(pool, top_k, eps_rank, seed, call_index) == expected
+    # A read-only pool (as the search memo hands out) has its row set remembered: the same
+    # page, first built and then read from the memo.
+    shared = pool.copy()
+    shared.flags.writeable = False
+    for _ in range(2):
+        assert index._degrade(shared, top_k, eps_rank, seed, call_index) == expected
+
+
+def test_pool_rows_are_remembered_only_for_read_only_pools(index):
+    pool = np.arange(10, dtype=np.int64)
+    assert index._pool_rows(pool) == frozenset(range(10))
+    pool[0] = 99  # a writeable pool may change under the same identity: never remembered
+    assert index._pool_rows(pool) == frozenset(range(1, 10)) | {99}
+    pool.flags.writeable = False
+    first = index._pool_rows(pool)
+    assert first == frozenset(range(1, 10)) | {99}
+    assert index._pool_rows(pool) is first
+    other = np.arange(5, dtype=np.int64)  # another array is never answered from the memo
+    other.flags.writeable = False
+    assert index._pool_rows(other) == frozenset(range(5))
 
 
 def test_degrade_replaces_positions_on_real_pages(index):
