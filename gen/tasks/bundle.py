@@ -352,11 +352,26 @@ def oracle(task: TaskRow) -> Oracle:
 
 
 def _cheapest(noun: str, aliases: tuple[str, ...], cards: list[dict[str, Any]]) -> dict[str, Any]:
-    """The cheapest in-stock card whose title names the kind (by any of its names)."""
-    fits = [c for c in cards if c["stock_qty"] > 0 and title_names(c["title"], aliases)]
-    if not fits:
+    """The cheapest in-stock card whose title names the kind (by any of its names).
+
+    Ties on price go to the smaller product id. One pass that tests a title only when its
+    card would beat the best so far: the title test is the costly part, and about half the
+    in-stock cards of a page are dearer than an earlier match (``tests/gen/test_bundle_fast.py``
+    compares this with the filter-then-``min`` formulation).
+    """
+    best, key = None, None
+    for card in cards:
+        if card["stock_qty"] <= 0:
+            continue
+        price = card["price"]
+        if key is not None and (
+            price > key[0] or (price == key[0] and card["product_id"] >= key[1])
+        ):
+            continue
+        if title_names(card["title"], aliases):
+            best, key = card, (price, card["product_id"])
+    if best is None:
         raise Redraw(f"no in-stock {noun} shown")
-    best = min(fits, key=lambda c: (c["price"], c["product_id"]))
     return {**best, "noun": noun}
 
 

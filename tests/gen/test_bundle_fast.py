@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from shopgen.gen.seeding import stream
 from shopgen.gen.slots import ENVS, _build_slot, make_slot
-from shopgen.gen.tasks.bundle import OOS_CANDIDATES, Kind, _stock_outs
+from shopgen.gen.tasks.base import Redraw
+from shopgen.gen.tasks.bundle import OOS_CANDIDATES, Kind, _cheapest, _stock_outs, title_names
 from shopgen.schemas.errors import ConfigError
 
 
@@ -87,3 +88,41 @@ def test_make_slot_keeps_int_and_float_apart():
     assert make_slot("bundle", "must.0", True, required=True).value is True
     with pytest.raises(ConfigError):
         make_slot("bundle", "project", "camping", required=False)
+
+
+def _cheapest_plain(noun, aliases, cards):
+    # The plain formulation: every fitting card, then the smallest (price, product id).
+    fits = [c for c in cards if c["stock_qty"] > 0 and title_names(c["title"], aliases)]
+    if not fits:
+        raise Redraw(f"no in-stock {noun} shown")
+    best = min(fits, key=lambda c: (c["price"], c["product_id"]))
+    return {**best, "noun": noun}
+
+
+_cards = st.lists(
+    st.fixed_dictionaries(
+        {
+            "product_id": st.sampled_from(["B1", "B2", "B3", "C1", "C2"]),
+            "title": st.sampled_from(
+                ["Trail Tent 2p", "Tents for two", "Tentative lamp", "Sleeping Bag", "lantern"]
+            ),
+            "price": st.sampled_from([0.0, 9.99, 10.0, 10.0, 25.5, 99.0]),
+            "stock_qty": st.integers(-1, 3),
+        }
+    ),
+    max_size=20,
+)
+
+
+@given(_cards, st.sampled_from([("tent",), ("sleeping bag", "bag"), ("lantern", "tent")]))
+def test_cheapest_equals_filter_then_min(cards, aliases):
+    def outcome(fn):
+        try:
+            return fn("kind", aliases, cards)
+        except Redraw as e:
+            return ("redraw", str(e))
+
+    got = outcome(_cheapest)
+    assert got == outcome(_cheapest_plain)
+    if isinstance(got, dict):  # the very card object's fields, plus the noun
+        assert got["noun"] == "kind"
