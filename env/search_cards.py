@@ -117,6 +117,8 @@ _RECORD = [
     ("head", "i4"),
 ]
 _string = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) writes a str as
+#: Batches of fewer rows than this are read record by record (see :meth:`_CardColumns.cards`).
+FEW_ROWS = 5
 #: The characters ``_string`` escapes besides ``"`` and ``\`` (C0 controls), as a regex.
 _CONTROL = r"[\x00-\x1f]"
 
@@ -255,11 +257,18 @@ class _CardColumns:
     def cards(self, rows: list[int], *, out_of_stock: bool = False) -> list[tuple[str, str, int]]:
         """Each row's (card JSON, product id, stock shown); the JSON is :func:`card_text`'s.
 
-        ``out_of_stock`` shows every one with stock 0.
+        ``out_of_stock`` shows every one with stock 0. A few rows (a page's new distractors,
+        most batches once the book is warm) are read one record at a time: a fancy-indexed
+        gather costs ~5 µs whatever its size, a record's ``item()`` ~0.7 µs.
         """
         data, finite = self.data, self.finite
+        records = self.records
+        if len(rows) < FEW_ROWS:
+            picked = [records[r].item() for r in rows]
+        else:
+            picked = records[rows].tolist()
         built = []
-        for price, rating, ship, stock, start, end, pid, head in self.records[rows].tolist():
+        for price, rating, ship, stock, start, end, pid, head in picked:
             text = str(data[start:end], "utf-8")
             if out_of_stock:
                 stock = 0

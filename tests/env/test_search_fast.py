@@ -35,7 +35,7 @@ from shopgen.env.search import (
     rrf,
 )
 from shopgen.env.search_cache import CachedSearch
-from shopgen.env.search_cards import CardBook, ProductCard, card_text, fit_budget
+from shopgen.env.search_cards import FEW_ROWS, CardBook, ProductCard, card_text, fit_budget
 from shopgen.schemas.errors import ConfigError
 
 SETTINGS = settings(
@@ -448,6 +448,11 @@ def test_book_cards_equal_json_dumps_of_the_rows(rows, out_of_stock):
         }
         assert text == json.dumps(card, ensure_ascii=False, separators=(",", ":"))
         assert pid == rec["product_id"]
+    # A batch of FEW_ROWS or more is one gather, a smaller one read record by record: both
+    # give each row's card exactly as a batch of that row alone does.
+    columns = book.columns
+    assert columns.cards(order) == [c for r in order for c in columns.cards([r])]
+    assert columns.cards(order * FEW_ROWS) == columns.cards(order) * FEW_ROWS
 
 
 def test_result_text_is_results_encoded(index: SearchIndex):
