@@ -685,8 +685,10 @@ class SearchIndex:
         # Two uniforms per position, always drawn, so position i's fate never depends on
         # how many positions before it were replaced. Read as Python floats: a page has at
         # most 20 positions, where NumPy's compare and flatnonzero cost more than a loop.
-        draws = rng.random((n_shown, 2)).tolist()
-        replaced = [i for i in range(len(shown)) if draws[i][0] < eps_rank]
+        # One flat list (position i's pair at 2i, 2i + 1: the (n, 2) array's C order, the
+        # same doubles) rather than n pair lists the garbage collector would track.
+        draws = rng.random(2 * n_shown).tolist()
+        replaced = [i for i in range(len(shown)) if draws[2 * i] < eps_rank]
         if not replaced:
             return shown
         in_pool = self._pool_rows(pool)
@@ -694,7 +696,7 @@ class SearchIndex:
         for i in replaced:
             # Prefer a product outside the retrieved depth (surely less relevant); a small
             # category may lie wholly inside it, then any same-category product not shown.
-            u = draws[i][1]
+            u = draws[2 * i + 1]
             distractor = self._distractor(shown[i], u, on_page, in_pool)
             if distractor < 0:
                 distractor = self._distractor(shown[i], u, on_page)
