@@ -99,9 +99,10 @@ CONCURRENT_MIN_ROWS = 500_000
 #: ``SHOPGEN_DENSE_MEMORY_BYTES`` overrides it per process (0 always maps).
 DENSE_MEMORY_BYTES = 1 << 30
 DENSE_MEMORY_ENV = "SHOPGEN_DENSE_MEMORY_BYTES"
-#: Read-only pools whose row sets :meth:`SearchIndex._pool_rows` remembers (the search
-#: memo keeps 4,096 pools).
-POOL_SET_LIMIT = 4096
+#: Read-only pools whose row sets :meth:`SearchIndex._pool_rows` remembers (~9 KB a set at
+#: depth 150): the queries that come back, category nouns, are a few hundred (119 in bundle on a
+#: 100k catalog); a query seen once (a discovery task's own words) gains nothing from it.
+POOL_SET_LIMIT = 1024
 Mode = Literal["hybrid", "bm25", "dense"]
 
 __all__ = [
