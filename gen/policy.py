@@ -33,6 +33,7 @@ import yaml
 
 from shopgen.gen.policy_text import PolicyDoc, render_docs
 from shopgen.gen.seeding import stream
+from shopgen.gen.store import BoundedCache
 from shopgen.gen.taxonomy import load_taxonomy
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.policy import (
@@ -299,6 +300,15 @@ class PolicyEngine:
         """A topic's rules in precedence order."""
         return [self.rules[r] for r in self.order[topic]]
 
+    @cached_property
+    def memo(self) -> DecisionMemo:
+        """This engine's decisions remembered on the facts they test (see DecisionMemo).
+
+        One per engine, so the return generator's draws and the return tools of the same
+        store share it: a line the generator judged is a hit when the tools judge it again.
+        """
+        return DecisionMemo(self)
+
     def rules_with_clauses(self, n: int) -> list[Rule]:
         """Rules with exactly ``n`` clauses (policy questions at d use n = B_branch(d))."""
         return [r for r in self.policies.rules if len(r.when) == n]
@@ -414,6 +424,54 @@ _COMPARE: dict[str, Callable[[float, float], bool]] = {
     "gt": operator.gt,
     "ge": operator.ge,
 }
+
+
+#: Decisions a :class:`DecisionMemo` keeps (topic + the facts its rules test → Decision).
+DECISION_CACHE = 65536
+
+
+class DecisionMemo:
+    """``evaluate`` and ``return_eligibility`` of one engine, remembered on the facts tested.
+
+    A decision renders the deciding rule's sentence, and return eligibility also formats its
+    own; the return generator and tools ask about the same kinds of lines again and again.
+    Keying on only the facts a topic's rules test lets lines that differ in an untested fact
+    (a price, a day count) share one entry; the answer is the engine's own, so nothing about
+    it changes. Decisions are shared: read them, never change them.
+    """
+
+    def __init__(self, engine: PolicyEngine) -> None:
+        self.engine = engine
+        self.facts = {
+            topic: tuple(sorted({c.fact for r in engine.rules_of(topic) for c in r.when}))
+            for topic in engine.order
+        }
+        self._eligibility = (
+            *self.facts["returnable"],
+            *self.facts["return_window"],
+            "days_since_delivery",
+        )
+        self.cache = BoundedCache(DECISION_CACHE)
+
+    def evaluate(self, topic: str, facts: Mapping[str, Any]) -> Decision | NoRuleApplies:
+        """The engine's decision for ``facts``."""
+        key = (topic, *(_frozen(facts.get(name)) for name in self.facts[topic]))
+        hit = self.cache.get(key)
+        if hit is None:
+            hit = self.cache.put(key, self.engine.evaluate(topic, facts))
+        return hit
+
+    def return_eligibility(self, facts: Mapping[str, Any]) -> Decision | NoRuleApplies:
+        """The engine's ``return_eligibility`` (returnable, window, days since delivery)."""
+        key = ("eligibility", *(_frozen(facts.get(name)) for name in self._eligibility))
+        hit = self.cache.get(key)
+        if hit is None:
+            hit = self.cache.put(key, self.engine.return_eligibility(facts))
+        return hit
+
+
+def _frozen(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
 
 
 def _clause_expr(op: str, col: pl.Expr, want: Any) -> pl.Expr:

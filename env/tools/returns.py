@@ -18,65 +18,17 @@ from weakref import WeakKeyDictionary
 from shopgen.env.tools.context import ToolContext
 from shopgen.env.tools.orders import customer_id, line_status, own_order
 from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
+from shopgen.gen.policy import DecisionMemo
 from shopgen.gen.seeding import stable_hash
-from shopgen.gen.store import BoundedCache
 from shopgen.schemas.policy import FACT_VALUES
-
-#: Decisions remembered per store (topic + the facts its rules test → Decision).
-DECISION_CACHE = 65536
 
 REASONS: tuple[str, ...] = FACT_VALUES["reason"]
 METHODS: tuple[str, ...] = FACT_VALUES["return_method"]
 
 
-class _Decisions:
-    """``engine.evaluate`` memoised on the facts a topic's rules actually test.
-
-    Evaluating renders the deciding rule's sentence (Jinja), so repeated questions about the
-    same kind of line are the bulk of a return check. Keying on only the tested facts lets
-    lines that differ in an untested fact (a price, a day count) share one entry; the decision
-    is the engine's own, so nothing about the answer changes.
-    """
-
-    def __init__(self, engine: Any) -> None:
-        self.engine = engine
-        self.facts = {
-            topic: tuple(sorted({c.fact for r in engine.rules_of(topic) for c in r.when}))
-            for topic in engine.order
-        }
-        self.cache = BoundedCache(DECISION_CACHE)
-
-    def evaluate(self, topic: str, facts: dict[str, Any]) -> Any:
-        """The engine's decision for ``facts``."""
-        key = (topic, *(_frozen(facts.get(name)) for name in self.facts[topic]))
-        hit = self.cache.get(key)
-        if hit is None:
-            hit = self.cache.put(key, self.engine.evaluate(topic, facts))
-        return hit
-
-    def eligibility(self, facts: dict[str, Any]) -> Any:
-        """The engine's ``return_eligibility`` (returnable, window, days since delivery)."""
-        names = (*self.facts["returnable"], *self.facts["return_window"], "days_since_delivery")
-        key = ("eligibility", *(_frozen(facts.get(name)) for name in names))
-        hit = self.cache.get(key)
-        if hit is None:
-            hit = self.cache.put(key, self.engine.return_eligibility(facts))
-        return hit
-
-
-def _frozen(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
-
-
-_DECISIONS: WeakKeyDictionary = WeakKeyDictionary()
-
-
-def decisions(store: Any) -> _Decisions:
-    """The store's memoised policy decisions (made on first use, dropped with the store)."""
-    found = _DECISIONS.get(store)
-    if found is None:
-        found = _DECISIONS[store] = _Decisions(store.policy_engine)
-    return found
+def decisions(store: Any) -> DecisionMemo:
+    """The store's remembered policy decisions (its engine's, shared with the generator)."""
+    return store.policy_engine.memo
 
 
 def episode_today(ctx: ToolContext) -> date:
@@ -212,7 +164,7 @@ def _assess_line(ctx: ToolContext, order: dict, line: dict, reason: str) -> dict
     if status != "active":
         return {**out, "eligible": False, "explanation": f"this item is already {status}"}
     facts = _facts(ctx, order, line, reason)
-    decision = memo.eligibility(facts)
+    decision = memo.return_eligibility(facts)
     window = memo.evaluate("return_window", facts)
     fee = memo.evaluate("restocking_fee", facts)
     fee_pct = float(fee.value) if fee else 0.0

@@ -59,7 +59,7 @@ import numpy as np
 import polars as pl
 
 from shopgen.gen.difficulty import Theta
-from shopgen.gen.policy import Decision
+from shopgen.gen.policy import Decision, DecisionMemo
 from shopgen.gen.schedules import p_indirect_order_ref, p_order_clash, p_return_edge
 from shopgen.gen.slots import Slot, make_slot
 from shopgen.gen.switches import apply_switch, plan_switch
@@ -116,38 +116,42 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         j = pick(rng, [j for j, ok in enumerate(book.line_active[first:end]) if ok])
     else:
         user_id, row, j = drawn
-    # Up to the visibility check (which most plain draws fail), the draw reads columns only;
-    # records are built for the draws that pass, and the tools then reuse them.
+    # Up to the visibility check (which most plain draws fail), the draw reads columns and
+    # remembered decisions only; records are built for the draws that pass, and the tools
+    # then reuse them (and the decisions: the memo is the engine's, shared with them).
     order_id, at = book.order_ids[row], book.line_spans[row][0] + j
     category = book.line_categories[at]
     facts = _line_facts(
         ctx, category, book.line_prices[at], book.line_quantities[at], book.tiers[user_id], rng
     )
-    engine = ctx.engine
-    window = engine.evaluate("return_window", facts)
+    memo = ctx.engine.memo
+    window = memo.evaluate("return_window", facts)
     if not isinstance(window, Decision):
         raise Redraw("no return window rule applies")
     days = _days(int(window.value), d, rng)
     today = _today_for(book.delivered_at[row], days)
     facts["days_since_delivery"] = days
-    verdict = engine.return_eligibility(facts)
+    visible = _visible(book, user_id, today, n_orders)
+    if row not in visible:
+        raise Redraw("the target order is not among the last H_orders orders")
+    verdict = memo.return_eligibility(facts)
     if not isinstance(verdict, Decision):
         raise Redraw("the policy gives no verdict")
-    visible = _visible(book, user_id, today, n_orders)
-    if order_id not in visible:
-        raise Redraw("the target order is not among the last H_orders orders")
+    noun = book.line_nouns[at]
+    if noun is None:
+        raise Redraw(f"no taxonomy noun in title {book.line_titles[at]!r}")
+    holders = _holders(book, visible, row, noun)
+    ambiguous = len(holders) > 1
     order = ctx.store.order(order_id)
     line = ctx.store.lines_of(order_id)[j]
-    title, noun = ctx.order_items(order_id)[j]
-    if noun is None:
-        raise Redraw(f"no taxonomy noun in title {title.lower()!r}")
-    holders = _holders(ctx, visible, order, noun)
-    ambiguous = len(holders) > 1
 
     slots: list[Slot] = [make_slot("returns", "item", noun, required=True)]
     kind: str | None = None
     if indirect:
-        kind, words = order_hint(ctx, order, holders, noun, d, rng) if ambiguous else ("day", "")
+        kind, words = ("day", "")
+        if ambiguous:
+            records = [order, *(ctx.store.order(book.order_ids[r]) for r in holders[1:])]
+            kind, words = order_hint(ctx, order, records, noun, d, rng)
         if kind == "day":
             day = order["placed_at"].date()
             slots.append(make_slot("returns", "order_date", f"{day:%B} {day.day}"))
@@ -173,7 +177,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
                 options={"change_variant": {f"exchange.{axis}": others}},
             )
     final = {s.name: s.value for s in apply_switch(slots, switch, env="returns")}
-    method = _method(engine, facts, rng)
+    method = _method(memo, facts, rng)
     goal = {
         "order_id": order["order_id"],
         "line_no": int(line["line_no"]),
@@ -184,16 +188,16 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         "reason": facts["reason"],
         "method": method,
         "exchange": {k.split(".", 1)[1]: v for k, v in final.items() if k.startswith("exchange.")},
-        "refusal": None if verdict.value else _refusal(engine, facts),
+        "refusal": None if verdict.value else _refusal(memo, facts),
         "days_since_delivery": days,
         "window_days": window.value,
         "item_ambiguous": ambiguous,
         "hint_kind": kind if ambiguous else None,
-        "holder_ids": [o["order_id"] for o in holders] if ambiguous else [],
+        "holder_ids": [book.order_ids[r] for r in holders] if ambiguous else [],
     }
     episode = {
         "user_id": user_id,
-        "order_ids": visible,
+        "order_ids": [book.order_ids[r] for r in visible],
         "today": today.isoformat(),
         "item_condition": {line["product_id"]: facts["item_condition"]},
     }
@@ -258,12 +262,12 @@ def _today_for(delivered_at: datetime, days: int) -> date:
     return delivered_at.date() + timedelta(days=days - at_delivery)
 
 
-def _visible(book: _OrderBook, user_id: str, today: date, n: int) -> list[str]:
-    """The last ``n`` of the customer's orders whose every event happened by the end of ``today``."""
+def _visible(book: _OrderBook, user_id: str, today: date, n: int) -> list[int]:
+    """Rows of the last ``n`` of the customer's orders whose every event happened by ``today``."""
     end = datetime.combine(today + timedelta(days=1), datetime.min.time())
     lo, hi = book.spans.get(user_id, (0, 0))
-    last, ids = book.last_event, book.order_ids
-    return [ids[r] for r in range(lo, hi) if last[r] < end][-n:]
+    last = book.last_event
+    return [r for r in range(lo, hi) if last[r] < end][-n:]
 
 
 @dataclass(frozen=True)
@@ -287,6 +291,9 @@ class _OrderBook:
             unit price and quantity.
         line_categories: each line's product's category (``store.product_field``; one
             string object per category, not per line).
+        line_titles: each line's product title lower-cased (``ctx.line_titles``; "" for a
+            product the catalog lacks), where the customer's noun for an item is looked for.
+        line_nouns: each line's noun (``ctx.line_nouns``), what the customer calls the item.
     """
 
     spans: dict[str, tuple[int, int]]
@@ -300,6 +307,8 @@ class _OrderBook:
     line_prices: list[float]
     line_quantities: list[int]
     line_categories: list[str | None]
+    line_titles: list[str]
+    line_nouns: list[str | None]
 
 
 def _order_book(ctx: GenContext) -> _OrderBook:
@@ -345,7 +354,17 @@ def _build_order_book(ctx: GenContext) -> _OrderBook:
         line_prices=lines["unit_price"].to_list(),
         line_quantities=lines["quantity"].to_list(),
         line_categories=_line_categories(ctx),
+        line_titles=_shared(
+            [t.lower() if t is not None else "" for t in ctx.line_titles.to_pylist()]
+        ),
+        line_nouns=_shared(ctx.line_nouns.to_pylist()),
     )
+
+
+def _shared(column: list[Any]) -> list[Any]:
+    """``column`` with one object per distinct value (lines repeat products: less memory)."""
+    shared: dict[Any, Any] = {}
+    return [shared.setdefault(v, v) for v in column]
 
 
 def _line_categories(ctx: GenContext) -> list[str | None]:
@@ -362,8 +381,7 @@ def _line_categories(ctx: GenContext) -> list[str | None]:
         .join(categories, on="product_id", how="left", maintain_order="left")["category_id"]
         .to_list()
     )
-    shared: dict[str | None, str | None] = {}
-    return [shared.setdefault(c, c) for c in column]
+    return _shared(column)
 
 
 def _clashing_line(
@@ -442,21 +460,21 @@ def _build_clash_table(ctx: GenContext, n_orders: int) -> _Best:
     return table
 
 
-def _holders(
-    ctx: GenContext, visible: list[str], order: dict[str, Any], noun: str
-) -> list[dict[str, Any]]:
-    """The visible orders whose lines the noun fits (the target's first).
+def _holders(book: _OrderBook, visible: list[int], row: int, noun: str) -> list[int]:
+    """The visible order rows whose lines the noun fits (the target's, ``row``, first).
 
     A second line with the noun in the same order can never be told apart by what the
     customer knows: such draws are redrawn.
     """
-    holders = [order]
-    for oid in visible:
-        hits = [title for title, _ in ctx.order_items(oid) if noun in title.lower()]
-        if oid == order["order_id"] and len(hits) > 1:
+    holders = [row]
+    titles, spans = book.line_titles, book.line_spans
+    for r in visible:
+        lo, hi = spans[r]
+        hits = sum(noun in title for title in titles[lo:hi])
+        if r == row and hits > 1:
             raise Redraw("two lines of the order hold the item")
-        if hits and oid != order["order_id"]:
-            holders.append(ctx.store.order(oid))
+        if hits and r != row:
+            holders.append(r)
     return holders
 
 
@@ -466,8 +484,8 @@ def _exchange_options(
     """An axis, a new value for it (in stock, other axes unchanged) and the other such values."""
     if line["variant_id"] is None:
         return None
-    current = ctx.store.variant(line["variant_id"])
     variants = ctx.store.variants_of(line["product_id"])
+    current = next(v for v in variants if v["variant_id"] == line["variant_id"])
     axes = sorted(current["attributes"])
     rng.shuffle(axes)
     for axis in axes:
@@ -491,17 +509,17 @@ def _exchange_options(
     return None
 
 
-def _method(engine: Any, facts: dict[str, Any], rng: np.random.Generator) -> str:
+def _method(memo: DecisionMemo, facts: dict[str, Any], rng: np.random.Generator) -> str:
     offered = []
     for method in METHOD_WORDS:
-        ok = engine.evaluate("return_method_available", {**facts, "return_method": method})
+        ok = memo.evaluate("return_method_available", {**facts, "return_method": method})
         if ok and ok.value:
             offered.append(method)
     return pick(rng, offered)
 
 
-def _refusal(engine: Any, facts: dict[str, Any]) -> str:
-    returnable = engine.evaluate("returnable", facts)
+def _refusal(memo: DecisionMemo, facts: dict[str, Any]) -> str:
+    returnable = memo.evaluate("returnable", facts)
     if returnable and not returnable.value:
         return REFUSALS[returnable.rule_ids[0]]
     return "window"

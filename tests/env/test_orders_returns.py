@@ -326,6 +326,16 @@ def test_memoised_decisions_equal_the_engines(store, tier, condition, reason, me
         assert bool(ours) == bool(theirs)
         if theirs:
             assert (ours.value, ours.rule_ids) == (theirs.value, theirs.rule_ids)
+    for days in (0, 14, 29, 30, 31, 90):
+        facts["days_since_delivery"] = days
+        ours, theirs = memo.return_eligibility(facts), engine.return_eligibility(facts)
+        assert bool(ours) == bool(theirs)
+        if theirs:
+            assert (ours.value, ours.rule_ids, ours.explanation) == (
+                theirs.value,
+                theirs.rule_ids,
+                theirs.explanation,
+            )
 
 
 def test_remembered_order_listings_follow_each_episodes_history(store, world):

@@ -83,8 +83,54 @@ def test_visible_from_columns_is_the_record_scan(ctx, store, pick, n, shift):
     users = sorted(returns._order_book(ctx).spans)
     user_id = users[pick % len(users)]
     today = ctx.today + timedelta(days=shift)  # days before the newest orders too
-    got = returns._visible(returns._order_book(ctx), user_id, today, n)
+    book = returns._order_book(ctx)
+    got = [book.order_ids[r] for r in returns._visible(book, user_id, today, n)]
     assert got == _visible_reference(store.orders_of(user_id), today, n)
+
+
+def test_order_book_titles_and_nouns_are_the_order_items(ctx, store):
+    book = returns._order_book(ctx)
+    order_ids = store.order_table["order_id"].to_list()
+    for row in range(0, len(order_ids), max(1, len(order_ids) // 300)):
+        lo, hi = book.line_spans[row]
+        items = ctx.order_items(order_ids[row])
+        assert book.line_titles[lo:hi] == [title.lower() for title, _ in items]
+        assert book.line_nouns[lo:hi] == [noun for _, noun in items]
+
+
+def _holders_reference(ctx, visible: list[str], order_id: str, noun: str) -> list[str] | None:
+    """returns 2.0's holder scan over each visible order's items (None: redrawn)."""
+    holders = [order_id]
+    for oid in visible:
+        hits = [title for title, _ in ctx.order_items(oid) if noun in title.lower()]
+        if oid == order_id and len(hits) > 1:
+            return None
+        if hits and oid != order_id:
+            holders.append(oid)
+    return holders
+
+
+@settings(max_examples=80, deadline=None)
+@given(pick=st.integers(0, 10**6), n=st.integers(1, 6), which=st.integers(0, 10**6))
+def test_holders_from_columns_are_the_item_scan(ctx, pick, n, which):
+    book = returns._order_book(ctx)
+    users = sorted(book.spans)
+    visible = returns._visible(book, users[pick % len(users)], ctx.today, n)
+    if not visible:
+        return
+    row = visible[which % len(visible)]
+    lo, hi = book.line_spans[row]
+    nouns = [noun for noun in book.line_nouns[lo:hi] if noun is not None]
+    if not nouns:
+        return
+    noun = nouns[which % len(nouns)]
+    ids = [book.order_ids[r] for r in visible]
+    want = _holders_reference(ctx, ids, book.order_ids[row], noun)
+    try:
+        got = [book.order_ids[r] for r in returns._holders(book, visible, row, noun)]
+    except returns.Redraw:
+        got = None
+    assert got == want
 
 
 # --- compiled policy evaluation against the clause interpreter --------------------------------
