@@ -116,6 +116,15 @@ def _record(frame: pl.DataFrame, names: tuple[str, ...], row: int) -> dict[str, 
     return dict(zip(names, frame.row(row), strict=True))
 
 
+def _shared_list(column: pl.Series) -> list[Any]:
+    """``column.to_list()``, with one object per distinct string (see line_list)."""
+    values = column.to_list()
+    if column.dtype != pl.String:
+        return values
+    shared: dict[Any, Any] = {}
+    return [shared.setdefault(v, v) for v in values]
+
+
 class CatalogStore:
     """One catalog dataset, opened once and shared; nothing here mutates it."""
 
@@ -370,6 +379,43 @@ class CatalogStore:
             self._arrow(self._lines, "order_lines", c).slice(rows.start, len(rows)).to_pylist()
             for c in columns
         )
+
+    @cached_property
+    def _python_lists(self) -> dict[tuple[str, str], list[Any]]:
+        return {}
+
+    def line_list(self, column: str) -> list[Any]:
+        """A column of :attr:`line_table` as a Python list (row-aligned), made once per store.
+
+        For tools and generators that read a field or two of a few lines per call, with the
+        rows from :meth:`line_rows`: a list element costs tens of nanoseconds where an Arrow
+        element or a record costs microseconds (~20 µs in a busy process, mostly cache
+        misses). Equal strings share one object (lines repeat products), so a column costs
+        8 bytes a line plus its distinct values.
+        """
+        key = ("line", column)
+        found = self._python_lists.get(key)
+        if found is None:
+            found = self._python_lists[key] = _shared_list(self._lines[column])
+        return found
+
+    def line_product_list(self, column: str) -> list[Any]:
+        """``product_field(product_id, column)`` of every line's product, as :meth:`line_list`.
+
+        A product id found twice reads as its first row there (the id index's stable sort), so
+        the join keeps the first; a product the catalog lacks reads as None.
+        """
+        key = ("line_product", column)
+        found = self._python_lists.get(key)
+        if found is None:
+            fields = self.products.select("product_id", column).unique(
+                "product_id", keep="first", maintain_order=True
+            )
+            joined = self._lines.select("product_id").join(
+                fields, on="product_id", how="left", maintain_order="left"
+            )
+            found = self._python_lists[key] = _shared_list(joined[column])
+        return found
 
     def visits_of(self, user_id: str) -> list[dict[str, Any]]:
         """A customer's visit events, oldest first (empty for an unknown id); O(log n)."""

@@ -13,14 +13,11 @@ from weakref import WeakKeyDictionary
 
 from shopgen.env.tools.context import ToolContext
 from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
-from shopgen.gen.store import BoundedCache
 
 #: Characters of a product title an order listing shows.
 TITLE_CHARS = 60
-#: Listed titles remembered per store (product id → title as a listing shows it).
-TITLE_CACHE = 65536
 
-_TITLES: WeakKeyDictionary = WeakKeyDictionary()
+_LISTED: WeakKeyDictionary = WeakKeyDictionary()
 
 
 def customer_id(ctx: ToolContext) -> str:
@@ -66,19 +63,29 @@ def _day(value: datetime | date | None) -> str | None:
     return None if value is None else value.isoformat()[:10]
 
 
-def _title(ctx: ToolContext, product_id: str) -> str:
-    """A product's title as listings show it, remembered per store (every line shows one)."""
-    titles = _TITLES.get(ctx.store)
-    if titles is None:
-        titles = _TITLES[ctx.store] = BoundedCache(TITLE_CACHE)
-    return titles.remember(product_id, lambda: _listed_title(ctx, product_id))
+def listed_titles(store: Any) -> list[str]:
+    """Every order line's product title as listings show it, row-aligned with ``line_table``.
+
+    Made once per store from the store's line columns (every listing and details result
+    shows one per line; a product look-up per line cost ~20 µs). A product the catalog lacks
+    shows its id.
+    """
+    found = _LISTED.get(store)
+    if found is None:
+        cut: dict[str, str] = {}  # lines repeat products: each title is cut once
+        found = []
+        for title, product_id in zip(
+            store.line_product_list("title"), store.line_list("product_id"), strict=True
+        ):
+            shown = product_id if title is None else title
+            if shown not in cut:
+                cut[shown] = _cut(shown)
+            found.append(cut[shown])
+        _LISTED[store] = found
+    return found
 
 
-def _listed_title(ctx: ToolContext, product_id: str) -> str:
-    # One column, not the product's record (a row decode and a JSON parse of its attributes).
-    title = ctx.store.product_field(product_id, "title")
-    if title is None:
-        title = product_id
+def _cut(title: str) -> str:
     return title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1].rstrip() + "…"
 
 
@@ -106,9 +113,11 @@ def orders_list(ctx: ToolContext) -> Encoded | dict[str, Any]:
 
 def _orders_list(ctx: ToolContext) -> dict[str, Any]:
     out = []
+    store = ctx.store
+    # Columns of the lines, not their records (a listing shows every listed order's).
+    products, quantities = store.line_list("product_id"), store.line_list("quantity")
+    titles = listed_titles(store)
     for o in customer_orders(ctx):
-        # Two columns of the lines, not their records (a listing shows every listed order's).
-        products, quantities = ctx.store.lines_columns(o["order_id"], "product_id", "quantity")
         out.append(
             {
                 "order_id": o["order_id"],
@@ -116,8 +125,8 @@ def _orders_list(ctx: ToolContext) -> dict[str, Any]:
                 "status": o["status"],
                 "total": round(o["total"], 2),
                 "items": [
-                    {"product_id": pid, "title": _title(ctx, pid), "quantity": quantity}
-                    for pid, quantity in zip(products, quantities, strict=True)
+                    {"product_id": products[r], "title": titles[r], "quantity": quantities[r]}
+                    for r in store.line_rows(o["order_id"])
                 ],
             }
         )
@@ -141,11 +150,13 @@ def order_get_details(ctx: ToolContext, order_id: str) -> Encoded:  # noqa: D417
 
 def _order_details(ctx: ToolContext, o: dict[str, Any]) -> dict[str, Any]:
     lines = []
-    for ln in ctx.store.lines_of(o["order_id"]):
+    titles = listed_titles(ctx.store)
+    rows = ctx.store.line_rows(o["order_id"])
+    for r, ln in zip(rows, ctx.store.lines_of(o["order_id"]), strict=True):
         entry: dict[str, Any] = {
             "line_no": ln["line_no"],
             "product_id": ln["product_id"],
-            "title": _title(ctx, ln["product_id"]),
+            "title": titles[r],
         }
         if ln["variant_id"] is not None:
             variant = ctx.store.variant(ln["variant_id"])

@@ -40,10 +40,14 @@ def episode_today(ctx: ToolContext) -> date:
         raise ToolError(f"the episode's today={raw!r} is not a date", "unavailable") from None
 
 
-def _line(ctx: ToolContext, order: dict, product_id: str, variant_id: str | None) -> dict:
+def _line(
+    ctx: ToolContext, order: dict, product_id: str, variant_id: str | None
+) -> tuple[int, dict]:
+    """The order's line of the product (and variant), with its row in ``line_table``."""
+    rows = ctx.store.line_rows(order["order_id"])
     lines = [
-        ln
-        for ln in ctx.store.lines_of(order["order_id"])
+        (r, ln)
+        for r, ln in zip(rows, ctx.store.lines_of(order["order_id"]), strict=True)
         if ln["product_id"] == product_id and (variant_id is None or ln["variant_id"] == variant_id)
     ]
     if not lines:
@@ -72,9 +76,9 @@ def _tiers(store: Any) -> dict[str, str]:
 _TIERS: WeakKeyDictionary = WeakKeyDictionary()
 
 
-def _facts(ctx: ToolContext, order: dict, line: dict, reason: str) -> dict[str, Any]:
-    # One column of the product, not its record (a row decode and a JSON parse).
-    category = ctx.store.product_field(line["product_id"], "category_id")
+def _facts(ctx: ToolContext, order: dict, row: int, line: dict, reason: str) -> dict[str, Any]:
+    # The store's column of each line's category, not the product's record.
+    category = ctx.store.line_product_list("category_id")[row]
     if category is None:
         ctx.product(line["product_id"])  # raises not_found, as reading the record would
     department, tags = ctx.store.category_facts.get(category, ("", ()))
@@ -113,26 +117,45 @@ def _check_method(method: str) -> str:
     return method
 
 
+class Assessment:
+    """What :func:`assess` decided about a line, and its encoded text made on first need.
+
+    Only ``return_check_eligibility`` shows the assessment; a start reads a few of its fields,
+    so the text (a JSON encoding and an id scan) is made once and only when shown.
+    """
+
+    __slots__ = ("_text", "info")
+
+    def __init__(self, info: dict[str, Any]) -> None:
+        self.info = info
+        self._text: Encoded | None = None
+
+    def text(self) -> Encoded:
+        """The assessment as ``return_check_eligibility`` shows it."""
+        if self._text is None:
+            self._text = encoded(self.info)
+        return self._text
+
+
 def assess(
     ctx: ToolContext, order_id: str, product_id: str, variant_id: str | None, reason: str
-) -> tuple[dict[str, Any], Encoded]:
+) -> Assessment:
     """Everything the store decides about returning one line: eligibility, window, fees.
 
-    Returned as a dict and as its encoded text, remembered on everything it reads.
-    Besides the shared world (order, line, product, customer, policy), that is the episode's
-    status of the line (returns started in it), the item's condition and the episode's day;
-    the order fixes the customer. The dict is shared by every caller: read it, never change it.
+    Remembered on everything it reads. Besides the shared world (order, line, product,
+    customer, policy), that is the episode's status of the line (returns started in it), the
+    item's condition and the episode's day; the order fixes the customer. The assessment is
+    shared by every caller: read its dict, never change it.
     """
     order = own_order(ctx, order_id)
-    line = _line(ctx, order, product_id, variant_id)
+    row, line = _line(ctx, order, product_id, variant_id)
     conditions = ctx.episode.get("item_condition") or {}
     condition = (
         conditions.get(line["product_id"], "unopened") if isinstance(conditions, dict) else None
     )
 
-    def make() -> tuple[dict[str, Any], Encoded]:
-        info = _assess_line(ctx, order, line, reason)
-        return info, encoded(info)
+    def make() -> Assessment:
+        return Assessment(_assess_line(ctx, order, row, line, reason))
 
     if type(condition) is not str:  # an odd episode: not worth a memo key
         return make()
@@ -142,7 +165,9 @@ def assess(
     return ctx.memo_read(key, make)
 
 
-def _assess_line(ctx: ToolContext, order: dict, line: dict, reason: str) -> dict[str, Any]:
+def _assess_line(
+    ctx: ToolContext, order: dict, row: int, line: dict, reason: str
+) -> dict[str, Any]:
     memo = decisions(ctx.store)
     status = line_status(ctx, order["order_id"], line)
     out: dict[str, Any] = {
@@ -163,7 +188,7 @@ def _assess_line(ctx: ToolContext, order: dict, line: dict, reason: str) -> dict
         }
     if status != "active":
         return {**out, "eligible": False, "explanation": f"this item is already {status}"}
-    facts = _facts(ctx, order, line, reason)
+    facts = _facts(ctx, order, row, line, reason)
     decision = memo.return_eligibility(facts)
     window = memo.evaluate("return_window", facts)
     fee = memo.evaluate("restocking_fee", facts)
@@ -223,7 +248,7 @@ def return_check_eligibility(  # noqa: D417  (ctx is the runtime's, not the agen
         variant_id: the line's variant_id, only needed when the order holds several variants
             of the product.
     """
-    return assess(ctx, order_id, product_id, variant_id, _check_reason(reason))[1]
+    return assess(ctx, order_id, product_id, variant_id, _check_reason(reason)).text()
 
 
 @tool("write")
@@ -245,7 +270,7 @@ def return_start(  # noqa: D417  (ctx is the runtime's, not the agent's)
         variant_id: the line's variant_id, only needed when the order holds several variants
             of the product.
     """
-    info, _ = assess(ctx, order_id, product_id, variant_id, _check_reason(reason))
+    info = assess(ctx, order_id, product_id, variant_id, _check_reason(reason)).info
     _check_method(method)
     if not info["eligible"]:
         raise ToolError(f"return refused: {info['explanation']}", "refused")
@@ -292,7 +317,7 @@ def exchange_start(  # noqa: D417  (ctx is the runtime's, not the agent's)
         variant_id: the line's current variant_id, only needed when the order holds several
             variants of the product.
     """
-    info, _ = assess(ctx, order_id, product_id, variant_id, _check_reason(reason))
+    info = assess(ctx, order_id, product_id, variant_id, _check_reason(reason)).info
     new = ctx.store.variant(new_variant_id)
     if new is None:
         raise ToolError(f"no variant with variant_id {new_variant_id!r}", "not_found")

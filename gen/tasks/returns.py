@@ -289,10 +289,10 @@ class _OrderBook:
         line_spans: each row's lines ``[lo, hi)``.
         line_active, line_prices, line_quantities: each line's status is ``active``, its
             unit price and quantity.
-        line_categories: each line's product's category (``store.product_field``; one
-            string object per category, not per line).
-        line_titles: each line's product title lower-cased (``ctx.line_titles``; "" for a
-            product the catalog lacks), where the customer's noun for an item is looked for.
+        line_categories: each line's product's category (``store.line_product_list``).
+        line_titles: each line's product title lower-cased (``store.line_product_list``; ""
+            for a product the catalog lacks), where the customer's noun for an item is
+            looked for.
         line_nouns: each line's noun (``ctx.line_nouns``), what the customer calls the item.
     """
 
@@ -351,37 +351,27 @@ def _build_order_book(ctx: GenContext) -> _OrderBook:
         tiers=dict(users.iter_rows()),
         line_spans=list(zip(*(spans[c].fill_null(0).to_list() for c in ("lo", "hi")), strict=True)),
         line_active=(lines["status"] == "active").to_list(),
-        line_prices=lines["unit_price"].to_list(),
-        line_quantities=lines["quantity"].to_list(),
-        line_categories=_line_categories(ctx),
-        line_titles=_shared(
-            [t.lower() if t is not None else "" for t in ctx.line_titles.to_pylist()]
-        ),
+        line_prices=ctx.store.line_list("unit_price"),
+        line_quantities=ctx.store.line_list("quantity"),
+        line_categories=ctx.store.line_product_list("category_id"),
+        line_titles=_lowered(ctx.store.line_product_list("title")),
         line_nouns=_shared(ctx.line_nouns.to_pylist()),
     )
+
+
+def _lowered(titles: list[str | None]) -> list[str]:
+    """Each title lower-cased ("" for None), one object per distinct title."""
+    low: dict[str | None, str] = {}
+    for title in titles:
+        if title not in low:
+            low[title] = "" if title is None else title.lower()
+    return [low[t] for t in titles]
 
 
 def _shared(column: list[Any]) -> list[Any]:
     """``column`` with one object per distinct value (lines repeat products: less memory)."""
     shared: dict[Any, Any] = {}
     return [shared.setdefault(v, v) for v in column]
-
-
-def _line_categories(ctx: GenContext) -> list[str | None]:
-    """Each order line's product category, as ``store.product_field`` reads it.
-
-    A product id found twice reads as its first row there (the id index's stable sort), so
-    the join keeps the first; a product the catalog lacks reads as None.
-    """
-    categories = ctx.store.products.select("product_id", "category_id").unique(
-        "product_id", keep="first", maintain_order=True
-    )
-    column = (
-        ctx.store.line_table.select("product_id")
-        .join(categories, on="product_id", how="left", maintain_order="left")["category_id"]
-        .to_list()
-    )
-    return _shared(column)
 
 
 def _clashing_line(

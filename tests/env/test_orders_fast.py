@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shopgen.env.tools.orders import customer_orders
+from shopgen.env.tools.orders import TITLE_CHARS, customer_orders, listed_titles
 
 
 def _customer_orders_reference(ctx: Any) -> list[dict[str, Any]]:
@@ -71,3 +71,19 @@ def test_order_and_lines_are_the_frames_rows(store, owners):
                 list(ln.items()) for ln in plain
             ]
     assert store.order_row("no-such-order") == -1
+
+
+def _listed_title_reference(store: Any, product_id: str) -> str:
+    """A listing's title of a product as first written: its record's title, cut to fit."""
+    record = store.product(product_id)
+    title = product_id if record is None else record["title"]
+    return title if len(title) <= TITLE_CHARS else title[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def test_listed_titles_are_each_lines_product_title_cut_to_fit(store, owners):
+    titles = listed_titles(store)
+    for _, own in owners:
+        for oid in own:
+            for r, line in zip(store.line_rows(oid), store.lines_of(oid), strict=True):
+                assert titles[r] == _listed_title_reference(store, line["product_id"])
+    assert listed_titles(store) is titles

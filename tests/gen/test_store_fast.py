@@ -55,6 +55,21 @@ def test_line_columns_and_rows_equal_the_records(store):
             assert store.line_table.slice(rows.start, len(rows)).to_dicts() == lines
 
 
+def test_line_lists_are_the_line_records(store):
+    """line_list and line_product_list read what lines_of and product_field give, per line."""
+    columns = ("product_id", "quantity", "unit_price", "status", "variant_id")
+    lists = {c: store.line_list(c) for c in columns}
+    categories, titles = store.line_product_list("category_id"), store.line_product_list("title")
+    assert all(len(v) == store.line_table.height for v in (*lists.values(), categories, titles))
+    for oid in store.order_table["order_id"].to_list()[::11]:
+        rows = store.line_rows(oid)
+        for r, line in zip(rows, store.lines_of(oid), strict=True):
+            assert {c: lists[c][r] for c in columns} == {c: line[c] for c in columns}
+            assert categories[r] == store.product_field(line["product_id"], "category_id")
+            assert titles[r] == store.product_field(line["product_id"], "title")
+    assert store.line_list("product_id") is lists["product_id"]  # made once
+
+
 def test_product_field_equals_the_record(store):
     for pid in [*store.products["product_id"].to_list()[::37]]:
         record = store.product(pid)
