@@ -43,11 +43,10 @@ def episode_today(ctx: ToolContext) -> date:
 def _line(
     ctx: ToolContext, order: dict, product_id: str, variant_id: str | None
 ) -> tuple[int, dict]:
-    """The order's line of the product (and variant), with its row in ``line_table``."""
-    rows = ctx.store.line_rows(order["order_id"])
+    """The order's line of the product (and variant), with its index in ``lines_of``."""
     lines = [
-        (r, ln)
-        for r, ln in zip(rows, ctx.store.lines_of(order["order_id"]), strict=True)
+        (i, ln)
+        for i, ln in enumerate(ctx.store.lines_of(order["order_id"]))
         if ln["product_id"] == product_id and (variant_id is None or ln["variant_id"] == variant_id)
     ]
     if not lines:
@@ -148,13 +147,14 @@ def assess(
     shared by every caller: read its dict, never change it.
     """
     order = own_order(ctx, order_id)
-    row, line = _line(ctx, order, product_id, variant_id)
+    index, line = _line(ctx, order, product_id, variant_id)
     conditions = ctx.episode.get("item_condition") or {}
     condition = (
         conditions.get(line["product_id"], "unopened") if isinstance(conditions, dict) else None
     )
 
     def make() -> Assessment:
+        row = ctx.store.line_rows(order["order_id"])[index]  # its row in ``line_table``
         return Assessment(_assess_line(ctx, order, row, line, reason))
 
     if type(condition) is not str:  # an odd episode: not worth a memo key

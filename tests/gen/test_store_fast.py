@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shopgen.gen.store import CatalogStore, IdIndex
@@ -182,6 +182,28 @@ def _returns_clash_records(ctx: GenContext, n_orders: int, rng: np.random.Genera
     orders = ctx.store.orders_of(user_id)
     order = orders[row - returns._order_book(ctx).spans[user_id][0]]
     return user_id, orders, order, ctx.store.lines_of(order["order_id"])[j]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    n=st.one_of(st.integers(1, 50), st.integers(1, 2**40)),
+    most=st.integers(1, 30),
+    taken=st.integers(0, 30),
+)
+def test_batched_picks_are_single_picks(seed, n, most, taken):
+    """returns._Picks draws what ``pick`` calls draw and leaves the stream where they do."""
+    taken = min(taken, most)
+    options = list(range(n)) if n <= 50 else range(n)
+    batched, single = np.random.default_rng(seed), np.random.default_rng(seed)
+    picks = returns._Picks(batched, options, most)
+    assert picks.drawn == [pick(single, options) for _ in range(most)]
+    picks.keep(taken)
+    single = np.random.default_rng(seed)
+    for _ in range(taken):
+        pick(single, options)
+    assert batched.bit_generator.state == single.bit_generator.state
+    assert batched.random() == single.random()
 
 
 @pytest.mark.parametrize("n_orders", [2, 3, 4])
