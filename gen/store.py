@@ -384,6 +384,20 @@ class CatalogStore:
     def _python_lists(self) -> dict[tuple[str, str], list[Any]]:
         return {}
 
+    def order_rows_of(self, user_id: str) -> range:
+        """The rows of :attr:`order_table` holding a customer's orders, oldest first."""
+        if not isinstance(user_id, str) or not user_id or len(user_id) > 16:
+            return range(0)
+        return range(*_sorted_slice(self._order_user_keys, user_id))
+
+    def order_list(self, column: str) -> list[Any]:
+        """A column of :attr:`order_table` as a Python list, made once (see :meth:`line_list`)."""
+        key = ("order", column)
+        found = self._python_lists.get(key)
+        if found is None:
+            found = self._python_lists[key] = _shared_list(self._orders[column])
+        return found
+
     def line_list(self, column: str) -> list[Any]:
         """A column of :attr:`line_table` as a Python list (row-aligned), made once per store.
 

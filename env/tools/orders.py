@@ -28,19 +28,18 @@ def customer_id(ctx: ToolContext) -> str:
     return uid
 
 
-def customer_orders(ctx: ToolContext) -> list[dict[str, Any]]:
-    """The orders this episode shows for its customer, newest first."""
+def customer_order_rows(ctx: ToolContext) -> list[int]:
+    """The rows of ``order_table`` this episode shows for its customer, newest first."""
     uid = customer_id(ctx)
     allowed = ctx.episode.get("order_ids")
-    if allowed is None:
-        return ctx.store.orders_of(uid)[::-1]
-    # The few allowed orders one by one (records the task's tools share), not all of the
-    # customer's: their order in the store's table is the order of ``orders_of``.
     store = ctx.store
-    rows = {store.order_row(i): i for i in allowed if type(i) is str}
-    rows.pop(-1, None)
-    orders = (store.order(rows[r]) for r in sorted(rows, reverse=True))
-    return [o for o in orders if o["user_id"] == uid]
+    if allowed is None:
+        return list(reversed(store.order_rows_of(uid)))
+    # The few allowed orders one by one, not all of the customer's: their order in the
+    # store's table is the order of ``orders_of``.
+    rows = {store.order_row(i) for i in allowed if type(i) is str} - {-1}
+    users = store.order_list("user_id")
+    return [r for r in sorted(rows, reverse=True) if users[r] == uid]
 
 
 def own_order(ctx: ToolContext, order_id: str) -> dict[str, Any]:
@@ -114,19 +113,22 @@ def orders_list(ctx: ToolContext) -> Encoded | dict[str, Any]:
 def _orders_list(ctx: ToolContext) -> dict[str, Any]:
     out = []
     store = ctx.store
-    # Columns of the lines, not their records (a listing shows every listed order's).
+    # Columns of the orders and their lines, not records (most listed orders are read once).
+    ids, placed, status, total = (
+        store.order_list(c) for c in ("order_id", "placed_at", "status", "total")
+    )
     products, quantities = store.line_list("product_id"), store.line_list("quantity")
     titles = listed_titles(store)
-    for o in customer_orders(ctx):
+    for o in customer_order_rows(ctx):
         out.append(
             {
-                "order_id": o["order_id"],
-                "placed_on": _day(o["placed_at"]),
-                "status": o["status"],
-                "total": round(o["total"], 2),
+                "order_id": ids[o],
+                "placed_on": _day(placed[o]),
+                "status": status[o],
+                "total": round(total[o], 2),
                 "items": [
                     {"product_id": products[r], "title": titles[r], "quantity": quantities[r]}
-                    for r in store.line_rows(o["order_id"])
+                    for r in store.line_rows(ids[o])
                 ],
             }
         )

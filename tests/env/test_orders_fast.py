@@ -1,6 +1,6 @@
 """The order tools' fast look-ups give exactly what the plain record scans give.
 
-``customer_orders`` reads the episode's few allowed orders one by one instead of filtering
+``customer_order_rows`` reads the episode's few allowed orders one by one instead of filtering
 all of the customer's records; the reference here is that filter, as first written.
 """
 
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shopgen.env.tools.orders import TITLE_CHARS, customer_orders, listed_titles
+from shopgen.env.tools.orders import TITLE_CHARS, customer_order_rows, listed_titles
 
 
 def _customer_orders_reference(ctx: Any) -> list[dict[str, Any]]:
@@ -37,23 +37,26 @@ def owners(store) -> list[tuple[str, list[str]]]:
 
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
-def test_customer_orders_equals_the_record_filter(store, owners, data):
+def test_customer_order_rows_are_the_record_filter(store, owners, data):
     user_id, own = data.draw(st.sampled_from(owners))
     _, other = data.draw(st.sampled_from(owners))
     pool = [*own, *other, "no-such-order", " " + own[0], own[0][:-1], "", 7]
     allowed = data.draw(st.none() | st.lists(st.sampled_from(pool), max_size=8))
     ctx = SimpleNamespace(store=store, episode={"user_id": user_id, "order_ids": allowed})
-    got = customer_orders(ctx)
+    got = [store.order_table.row(r, named=True) for r in customer_order_rows(ctx)]
     assert got == _customer_orders_reference(ctx)
-    # Same records in the same order, not equal copies reordered by value.
+    # Same orders in the same order, not equal copies reordered by value.
     assert [o["order_id"] for o in got] == [o["order_id"] for o in _customer_orders_reference(ctx)]
 
 
-def test_customer_orders_keeps_the_table_order_of_same_day_orders(store, owners):
+def test_customer_order_rows_keep_the_table_order_of_same_day_orders(store, owners):
     """The allowed ids' own order never leaks: shuffled ids give the listing's order."""
     for user_id, own in owners:
         ctx = SimpleNamespace(store=store, episode={"user_id": user_id, "order_ids": own[::-1]})
-        assert customer_orders(ctx) == store.orders_of(user_id)[::-1]
+        rows = customer_order_rows(ctx)
+        assert [store.order_table.row(r, named=True) for r in rows] == store.orders_of(user_id)[
+            ::-1
+        ]
 
 
 def test_order_and_lines_are_the_frames_rows(store, owners):

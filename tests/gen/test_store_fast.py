@@ -68,6 +68,17 @@ def test_line_lists_are_the_line_records(store):
             assert categories[r] == store.product_field(line["product_id"], "category_id")
             assert titles[r] == store.product_field(line["product_id"], "title")
     assert store.line_list("product_id") is lists["product_id"]  # made once
+    names = store.order_table.columns
+    orders = {c: store.order_list(c) for c in names}
+    users = [*store.read("users")["user_id"].to_list()[::7], "no-such-user", "x" * 40]
+    for uid in users:
+        rows = store.order_rows_of(uid)
+        assert [store.order_list("order_id")[r] for r in rows] == [
+            o["order_id"] for o in store.orders_of(uid)
+        ]
+        for r in rows:
+            record = store.order(orders["order_id"][r])
+            assert {c: orders[c][r] for c in names} == record
 
 
 def test_product_field_equals_the_record(store):
