@@ -203,6 +203,15 @@ class CatalogStore:
         row = self.product_row(product_id)
         return None if row < 0 else self._arrow(self.products, "products", column)[row].as_py()
 
+    def variant_field(self, variant_id: str, column: str) -> Any:
+        """One column of one variant (None for an unknown id): :meth:`product_field`'s twin.
+
+        What ``variant(variant_id)[column]`` gives for a plain column (an order's details
+        show each line's variant label), without the row decode and the attributes' parse.
+        """
+        row = self._variant_index.row(variant_id)
+        return None if row < 0 else self._arrow(self.variants, "variants", column)[row].as_py()
+
     def product(self, product_id: str) -> dict[str, Any] | None:
         """One product as a dict (``attributes`` decoded), or None for an unknown id.
 

@@ -161,9 +161,8 @@ def _order_details(ctx: ToolContext, o: dict[str, Any]) -> dict[str, Any]:
             "title": titles[r],
         }
         if ln["variant_id"] is not None:
-            variant = ctx.store.variant(ln["variant_id"])
             entry["variant_id"] = ln["variant_id"]
-            entry["variant"] = variant["label"] if variant else None
+            entry["variant"] = ctx.store.variant_field(ln["variant_id"], "label")
         entry.update(
             quantity=ln["quantity"],
             unit_price=round(ln["unit_price"], 2),

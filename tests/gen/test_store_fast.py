@@ -89,6 +89,15 @@ def test_product_field_equals_the_record(store):
     assert store.product_field("no-such-product", "title") is None
 
 
+def test_variant_field_equals_the_record(store):
+    for vid in store.variants["variant_id"].to_list()[::53]:
+        record = store.variant(vid)
+        for column in ("label", "product_id", "stock_qty", "price_delta"):
+            assert store.variant_field(vid, column) == record[column]
+    for unknown in ("no-such-variant", "", "v" * 40):
+        assert store.variant_field(unknown, "label") is None
+
+
 def test_order_items_equal_records_and_the_noun_scan(ctx, store):
     for oid in [*ctx.orders["order_id"].to_list()[::5], "no-such-order"]:
         titles = [store.product(ln["product_id"])["title"] for ln in store.lines_of(oid)]
