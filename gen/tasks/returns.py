@@ -51,6 +51,7 @@ Version history:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -337,13 +338,13 @@ def _build_order_book(ctx: GenContext) -> _OrderBook:
     )
     return _OrderBook(
         spans={u: (lo, lo + n) for u, lo, n in runs.iter_rows()},
-        order_ids=orders["order_id"].to_list(),
+        order_ids=ctx.store.order_list("order_id"),
         returnable=orders.select(
             (pl.col("status") == "delivered") & pl.col("delivered_at").is_not_null()
         )
         .to_series()
         .to_list(),
-        delivered_at=orders["delivered_at"].to_list(),
+        delivered_at=ctx.store.order_list("delivered_at"),
         # An order whose events are all unknown counts as past, as the record scan had it.
         last_event=orders.select(pl.max_horizontal(*events).fill_null(datetime.min))
         .to_series()
@@ -414,7 +415,7 @@ class _Picks:
     ``pick`` does.
     """
 
-    def __init__(self, rng: np.random.Generator, options: list[Any], most: int) -> None:
+    def __init__(self, rng: np.random.Generator, options: Sequence[Any], most: int) -> None:
         if not options:
             raise Redraw("nothing to pick from")
         self.rng, self.n, self.most = rng, len(options), most
