@@ -85,21 +85,34 @@ def step_questions(questions: list[dict[str, Any]], n: int) -> list[list[dict[st
     views' cost. The views are read, never changed, so the steps a question answered nothing
     for share one copy of it.
     """
-    index = {str(i): i for i in range(n)}
     per_step: list[list[dict[str, Any]]] = [[] for _ in range(n)]
     for q in questions:
-        answered: dict[int, list[str]] = {}
-        for name in q.get("answered", ()):
-            if name.startswith("steps."):
-                step, dot, slot = name[6:].partition(".")
-                i = index.get(step)
-                if dot and i is not None:
-                    answered.setdefault(i, []).append(slot)
-        nothing = {**q, "answered": []} if len(answered) < n else None
-        for i, views in enumerate(per_step):
-            slots = answered.get(i)
-            views.append(nothing if slots is None else {**q, "answered": slots})
+        slots, partial = _slots_by_step(tuple(q.get("answered", ())), n)
+        nothing = {**q, "answered": []} if partial else None
+        for views, mine in zip(per_step, slots, strict=True):
+            views.append(nothing if mine is None else {**q, "answered": list(mine)})
     return per_step
+
+
+@lru_cache(maxsize=4096)
+def _slots_by_step(
+    names: tuple[str, ...], n: int
+) -> tuple[tuple[tuple[str, ...] | None, ...], bool]:
+    """Per step, the slots of ``names`` that are its own (None: none), and whether any step has none.
+
+    A pure function of a question's answered names: a replayed episode asks the same questions,
+    and splitting the names was most of :func:`step_questions`' cost.
+    """
+    index = {str(i): i for i in range(n)}
+    answered: dict[int, list[str]] = {}
+    for name in names:
+        if name.startswith("steps."):
+            step, dot, slot = name[6:].partition(".")
+            i = index.get(step)
+            if dot and i is not None:
+                answered.setdefault(i, []).append(slot)
+    mine = tuple(tuple(answered[i]) if i in answered else None for i in range(n))
+    return mine, len(answered) < n
 
 
 def step_state(

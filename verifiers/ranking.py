@@ -20,26 +20,57 @@ Removing a product or breaking one of its constraints lowers q, so it strictly l
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from typing import Any, NamedTuple
 
 from shopgen.env.state import EpisodeState
-from shopgen.gen.tasks.constraints import Constraints, Preference, ndcg
+from shopgen.gen.tasks.constraints import Constraints, Preference
 from shopgen.verifiers.rows import PerObject
 
 
-def _parse(
-    goal: dict[str, Any],
-) -> tuple[Constraints, Preference, dict[tuple, float], int, float, list[float]]:
-    """The goal's constraints, preference, an empty memo of its utilities, k, τ and ideal gains."""
+class _Goal(NamedTuple):
+    """What grading reads of a ranking goal, parsed once per goal object."""
+
+    cons: Constraints
+    pref: Preference
+    utilities: dict[tuple, float]  # memo of pref.utility (see _utility), filled as graded
+    k: int
+    tau: float
+    discounts: tuple[float, ...]  # log2(i + 2) of the first k positions
+    idcg: float  # the DCG of the ideal list's first k gains (positive)
+
+
+def _parse(goal: dict[str, Any]) -> _Goal:
+    """The goal's constraints, preference, an empty memo of its utilities, k, τ and ideal DCG.
+
+    Raises:
+        ValueError: the ideal DCG is not positive (as :func:`~shopgen.gen.tasks.constraints.ndcg`
+            raises; a goal without feasible products).
+    """
     k = int(goal["k_rec"])
-    return (
+    discounts = tuple(math.log2(i + 2) for i in range(k))
+    idcg = _dcg([u for _, u, *_ in goal["feasible"][:k]], discounts)
+    if idcg <= 0:
+        raise ValueError("ideal DCG must be positive")
+    return _Goal(
         Constraints.from_dict(goal["constraints"]),
         Preference.from_dict(goal["preference"]),
         {},
         k,
         float(goal["ndcg_threshold"]),
-        [u for _, u, *_ in goal["feasible"][:k]],
+        discounts,
+        idcg,
     )
+
+
+def _dcg(gains: list[float], discounts: tuple[float, ...]) -> float:
+    """DCG of at most ``len(discounts)`` gains, summed exactly as ``constraints.ndcg`` sums it.
+
+    With the discounts and the ideal DCG made once per goal, a list's nDCG is
+    ``_dcg(gains, discounts) / idcg``: the same floats as ``ndcg(gains, ideal)``, without its
+    logarithms on every call.
+    """
+    return sum(g / d for g, d in zip(gains, discounts, strict=False))
 
 
 #: Per goal object: verifiers get goals from :func:`shopgen.verifiers.rows.decoded` (one
@@ -61,7 +92,7 @@ def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[
     recs = list(state.recommendations)
     if not recs:
         return -1.0, False, {"reason": "no recommendation"}
-    cons, pref, utilities, k, tau, ideal = _parsed(goal)
+    cons, pref, utilities, k, tau, discounts, idcg = _parsed(goal)
     facts = state.extra.get("recommended_facts") or {}
     items = []
     head_gains = []  # of the first k products
@@ -79,7 +110,7 @@ def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[
             n_ok += ok
     extra = max(0, len(recs) - k)
     q = max(-1.0, (n_ok - extra) / k)
-    nd = ndcg(head_gains, ideal)
+    nd = _dcg(head_gains, discounts) / idcg
     r = 2 * (0.5 * q + 0.5 * min(1.0, nd / tau)) - 1 - 0.5 * oos / k
     correct = len(recs) == k and n_ok == k and nd >= tau
     r_task = 1.0 if correct else max(-1.0, min(r, 0.999))

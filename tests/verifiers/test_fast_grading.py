@@ -1,6 +1,7 @@
 """The rewritten graders (issue #7's journey scoring) equal the plain forms they replaced.
 
-``ranking.grade`` counts in one pass with k, τ and the ideal gains read once per goal,
+``ranking.grade`` counts in one pass with k, τ, the discounts and the ideal DCG read once per
+goal,
 ``bundle.grade`` counts covered kinds without a Counter, ``task_terms`` skips ``round`` for a
 whole r_task: each is compared with the previous code, kept here as the reference, on states
 Hypothesis draws (unknown, out-of-stock, infeasible, repeated and over-long lists included).
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -107,6 +109,25 @@ def test_ranking_grade_equals_the_plain_grade(state, k, price_max, exclude):
     episode = _state(*state)
     assert ranking.grade(goal, episode) == _ranking_reference(goal, episode)
     assert ranking.grade(goal, episode) == _ranking_reference(goal, episode)  # goal remembered
+
+
+@settings(max_examples=200)
+@given(
+    gains=st.lists(st.floats(0, 1).map(lambda u: round(u, 4)), max_size=10),
+    ideal=st.lists(st.floats(0, 1).map(lambda u: round(u, 4)), min_size=1, max_size=10),
+    k=st.integers(1, 10),
+)
+def test_ranking_ndcg_from_the_goal_equals_ndcg(gains, ideal, k):
+    goal = {**_ranking_goal(k, None, []), "feasible": [["X", u] for u in ideal]}
+    head, best = gains[:k], ideal[:k]
+    if not any(best):  # no positive ideal DCG: both refuse the goal
+        with pytest.raises(ValueError, match="ideal DCG"):
+            ranking._parse(goal)
+        with pytest.raises(ValueError, match="ideal DCG"):
+            ndcg(head, best)
+        return
+    parsed = ranking._parse(goal)
+    assert ranking._dcg(head, parsed.discounts) / parsed.idcg == ndcg(head, best)
 
 
 def _bundle_reference(goal, state):
