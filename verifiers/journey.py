@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -169,8 +169,14 @@ def texts(final: str | None, n: int) -> list[str | None]:
     Grading a step on its own paragraph keeps another step's numbers or dates from
     contradicting it; the whole-message fallback is never easier (more text, more conflicts).
     """
+    return list(_texts(final, n))
+
+
+@lru_cache(maxsize=4096)
+def _texts(final: str | None, n: int) -> tuple[str | None, ...]:
+    """:func:`texts`, remembered: a pure function of the final message, which replays repeat."""
     parts = [p for p in _PARAGRAPHS.split(final or "") if p.strip()]
-    return parts if len(parts) == n else [final] * n
+    return tuple(parts) if len(parts) == n else (final,) * n
 
 
 class _Step(NamedTuple):
@@ -223,15 +229,9 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     composed into a Score per step.
     """
     plan = _plan(task)
-    n = len(plan.steps)
-    per_step = texts(state.final_text, n)
-    owned = _owned(plan.steps_of, state.extra.get("recommendation_lists", []))
-    questions = step_questions(state.extra.get("questions", []), n)
     hall, failed = r_hall(state), protocol_failure(state) is not None
     graded = []
-    for i, step in enumerate(plan.steps):
-        listed = owned.get(i, {}) if step.recommends else None
-        view = step_state(state, i, per_step[i], listed, questions[i])
+    for step, view in zip(plan.steps, _step_views(state, plan), strict=True):
         r_task, correct, _ = step.verdict(step.task, view)
         graded.append(task_terms(r_task, correct, hall=hall, failed=failed))
     details = {
@@ -242,6 +242,37 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     }
     mean = sum(r_task for r_task, _ in graded) / len(graded)
     return mean, all(correct for _, correct in graded), details
+
+
+def _step_views(state: EpisodeState, plan: _Plan) -> Iterator[EpisodeState]:
+    """Step by step, a view equal to :func:`step_state`'s for that step, as one re-pointed object.
+
+    Each step is graded before the next view is asked for, and verdicts keep nothing of the
+    state they read, so one view and one ``extra`` dict are re-pointed from step to step
+    instead of a fresh state and dict per step (most of the views' cost). The step's list
+    and its facts are shared, not copied: verdicts read them, never change them.
+    """
+    n = len(plan.steps)
+    base = state.extra
+    per_step = _texts(state.final_text, n)
+    owned = _owned(plan.steps_of, base.get("recommendation_lists", []))
+    questions = step_questions(base.get("questions", []), n)
+    extra = dict(base)
+    view = _replace(state, extra=extra)
+    for i, step in enumerate(plan.steps):
+        extra["questions"] = questions[i]
+        if step.recommends:
+            listed = owned.get(i, {})
+            extra["recommended_facts"] = listed.get("facts", {})
+            view.recommendations = listed.get("product_ids", [])
+        else:
+            if "recommended_facts" in base:
+                extra["recommended_facts"] = base["recommended_facts"]
+            else:
+                extra.pop("recommended_facts", None)
+            view.recommendations = state.recommendations
+        view.final_text = per_step[i]
+        yield view
 
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:

@@ -246,6 +246,31 @@ def test_journey_steps_weighed_as_their_own_scores(shop, factory, policy):
             assert correct == all(s["is_correct"] for s in reference)
 
 
+@pytest.mark.parametrize("policy", ["oracle", "heuristic", "random", "recommend_every_hit"])
+def test_journey_reused_views_equal_step_state(shop, factory, policy):
+    import dataclasses
+
+    from shopgen.verifiers import journey
+
+    fields = [f.name for f in dataclasses.fields(journey.EpisodeState)]
+    for d in (0, 6, 12):
+        for k in range(2):
+            row = factory.make("journey", d, k).row
+            play_policy(shop, row, policy)
+            state = shop.state
+            plan = journey._plan(row)
+            steps = decoded(row, "goal")["steps"]
+            per_step = journey.texts(state.final_text, len(steps))
+            owned = journey.owned_lists(steps, state.extra.get("recommendation_lists", []))
+            for i, view in enumerate(journey._step_views(state, plan)):
+                listed = owned.get(i, {}) if plan.steps[i].recommends else None
+                ref = journey.step_state(state, i, per_step[i], listed)
+                # The view is re-pointed for the next step: compare it now, field by field.
+                for name in fields:
+                    assert getattr(view, name) == getattr(ref, name), (policy, d, k, i, name)
+                assert list(view.extra) == list(ref.extra)
+
+
 @settings(max_examples=120)
 @given(
     r_task=st.one_of(st.floats(-1, 1), st.sampled_from([-1.0, 0.0, 1.0, 0.9999999, 1 / 3])),
