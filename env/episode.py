@@ -300,7 +300,9 @@ class ShopEnv:
             elif isinstance(item, ParseIssue):
                 content = self._fail(turn, item.name, "parse", item.message)
             else:
-                content, _ = invoke(ctx, item.name, item.arguments, self._offered, loose=item.loose)
+                content, _ = invoke(
+                    ctx, item.name, item.arguments, self._offered, loose=item.loose, shared=True
+                )
             results.append(
                 {
                     "role": "tool",

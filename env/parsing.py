@@ -210,7 +210,8 @@ def _call_from_object(value: object, call_id: str | None) -> ToolCall | ParseIss
 
 
 def _with_arguments(name: str, arguments: object, call_id: str | None) -> ToolCall | ParseIssue:
-    if isinstance(arguments, str):
+    decoded = isinstance(arguments, str)
+    if decoded:
         if not arguments.strip():
             arguments = {}
         else:
@@ -224,7 +225,9 @@ def _with_arguments(name: str, arguments: object, call_id: str | None) -> ToolCa
         arguments = {}
     if not isinstance(arguments, dict):
         return ParseIssue("arguments must be a JSON object", name, call_id)
-    return ToolCall(name, arguments, call_id)
+    # A dict handed over as it is is copied: a parse owns its arguments (the runtime remembers
+    # their validation by identity, ``registry.invoke``'s ``shared``) while callers reuse theirs.
+    return ToolCall(name, arguments if decoded else dict(arguments), call_id)
 
 
 def _parse_function_block(body: str) -> ToolCall | ParseIssue:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from shopgen.env.state import ErrorRecord
+from shopgen.gen.store import BoundedCache
 
 ToolKind = Literal["read", "write"]
 
@@ -360,8 +361,34 @@ def _collect_ids(value: Any, products: set[str], variants: set[str]) -> None:
                     push(item)
 
 
+#: Shared argument dicts whose validation :func:`invoke` remembers (see its ``shared``).
+_VALIDATED_LIMIT = 8192
+_VALIDATED = BoundedCache(_VALIDATED_LIMIT)  # id(arguments) → (arguments, spec, loose, args)
+
+
+def _validated(spec: ToolSpec, arguments: dict[str, Any], loose: bool) -> dict[str, Any]:
+    """``spec.validate(arguments, loose=loose)``, remembered per shared ``arguments`` object.
+
+    A shared parse hands the same, never-changed dict to every replay of a message, so its
+    validation is a pure function of that object (held here, so its ``id`` is not reused
+    while remembered), the tool and ``loose``. A failed validation raises again each time.
+    """
+    hit = _VALIDATED.get(id(arguments))
+    if hit is not None and hit[0] is arguments and hit[1] is spec and hit[2] is loose:
+        return hit[3]
+    args = spec.validate(arguments, loose=loose)
+    _VALIDATED.put(id(arguments), (arguments, spec, loose, args))
+    return args
+
+
 def invoke(
-    ctx: Any, name: str, arguments: dict[str, Any], offered: frozenset[str], *, loose: bool = False
+    ctx: Any,
+    name: str,
+    arguments: dict[str, Any],
+    offered: frozenset[str],
+    *,
+    loose: bool = False,
+    shared: bool = False,
 ) -> tuple[str, ErrorRecord | None]:
     """Run one call against an episode; the only place tool failures become results.
 
@@ -371,6 +398,10 @@ def invoke(
         arguments: its arguments (from :mod:`shopgen.env.parsing`).
         offered: the tool names this episode offers.
         loose: argument values are raw text still to convert (the ``<parameter=…>`` format).
+        shared: ``arguments`` belongs to a shared parse and is never changed
+            (:func:`~shopgen.env.parsing.parse_shared`'s contract), so its validated form is
+            remembered (:func:`_validated`) and shared as well: tools never change their
+            arguments, and ``state.tool_calls`` is a record, read and never changed.
 
     Returns:
         The result's JSON text, and the error record when the call failed (also appended to
@@ -387,7 +418,9 @@ def invoke(
             raise ToolError(
                 f"{name} is not available here; tools: {', '.join(sorted(offered))}", "not_offered"
             )
-        args = spec.validate(arguments, loose=loose)
+        args = (
+            _validated(spec, arguments, loose) if shared else spec.validate(arguments, loose=loose)
+        )
         for key in spec.id_params:
             value = args.get(key)
             for pid in value if isinstance(value, list) else [value] if value else []:

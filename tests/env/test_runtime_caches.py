@@ -201,6 +201,51 @@ def test_fast_validate_of_list_arguments_equals_the_reference(data):
         assert all(fast[1][k] is not v for k, v in arguments.items())
 
 
+@settings(max_examples=100)
+@given(st.data())
+def test_remembered_validation_equals_validate(data):
+    """invoke's ``shared`` validation: a hit is the first validation, a failure raises again."""
+    from shopgen.env.tools import REGISTRY
+    from shopgen.env.tools.registry import _validated
+
+    spec = REGISTRY[data.draw(st.sampled_from(sorted(REGISTRY)))]
+    names = [p.name for p in spec.params] + ["bogus"]
+    value = st.none() | st.booleans() | st.integers() | st.text(max_size=5)
+    arguments = data.draw(st.dictionaries(st.sampled_from(names), value, max_size=4))
+    loose = data.draw(st.booleans())
+    reference = _outcome(lambda: spec.validate(arguments, loose=loose))
+    assert repr(_outcome(lambda: _validated(spec, arguments, loose))) == repr(reference)
+    assert repr(_outcome(lambda: _validated(spec, arguments, loose))) == repr(reference)
+    if data.draw(st.booleans()):  # another tool's validation of the same dict is not reused
+        other = REGISTRY[data.draw(st.sampled_from(sorted(REGISTRY)))]
+        expected = _outcome(lambda: other.validate(arguments, loose=loose))
+        assert repr(_outcome(lambda: _validated(other, arguments, loose))) == repr(expected)
+
+
+def test_arguments_handed_over_as_a_dict_are_read_anew_each_step(store, env, picks):
+    """A caller reusing its own arguments dict is not answered from a remembered validation."""
+    row = make_row(store)
+    arguments = {"product_id": picks["plain"]}
+    message = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "catalog_get_product", "arguments": arguments},
+            }
+        ],
+    }
+    env.reset(row)
+    first, _, _, _ = env.step(message)
+    arguments["product_id"] = "B0NOSUCH00"
+    env.reset(row)
+    second, _, _, _ = env.step(message)
+    assert result(first)["product_id"] == picks["plain"]
+    assert result(second)["error"] == "not_found"
+
+
 def test_memoised_catalog_reads_show_each_episodes_own_stock(store, picks):
     """A read remembered in one episode is not shown in another whose stock differs."""
     warm = ShopEnv(store)
