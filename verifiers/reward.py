@@ -25,6 +25,7 @@ from typing import Any
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
+from shopgen.verifiers.rows import PerObject
 
 W_TASK, W_EFF, W_HALL = 0.75, 0.15, 0.10
 MAX_REWARD = W_TASK + W_EFF
@@ -50,6 +51,15 @@ def r_hall(state: EpisodeState) -> float:
 def _min_turns(goal: str) -> int:
     """The oracle's turn count stored in a goal's JSON (rows are scored again and again)."""
     return int(json.loads(goal).get("min_turns", 1))
+
+
+def _make_turn_terms(task: TaskRow) -> tuple[int, int]:
+    """A row's (min_turns, T_max): what :func:`r_eff` reads of it."""
+    return _min_turns(task.goal), task.axis("T_max")
+
+
+#: Per (frozen) task row: one identity look-up instead of hashing its goal text and reading θ.
+_turn_terms = PerObject(_make_turn_terms, limit=1024)
 
 
 #: An environment's own judgement of an episode: (r_task, correct, details), before the shared
@@ -107,8 +117,8 @@ def compose(
         return Score(
             reward=-1.0, r_task=task_r, r_eff=0.0, r_hall=hall, is_correct=False, details=details
         )
-    min_turns = _min_turns(task.goal)
-    eff = r_eff(state.turns, min_turns=min_turns, T_max=task.axis("T_max")) if r_task > 0 else 0.0
+    min_turns, t_max = _turn_terms(task)
+    eff = r_eff(state.turns, min_turns=min_turns, T_max=t_max) if r_task > 0 else 0.0
     reward = max(-1.0, min(1.0, W_TASK * r_task + W_EFF * eff + W_HALL * hall))
     return Score(
         reward=round(reward, 6),
