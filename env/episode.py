@@ -256,8 +256,8 @@ class ShopEnv:
         self._tools, self._offered = shared.offered(row.tools)
         search = shared.search_index() if "catalog_search" in self._offered else None
         self._ctx = ToolContext.create(shared.store, row, episode, search, shared.memo, stock)
-        self.transcript = [dict(m) for m in messages]
-        return {"messages": [dict(m) for m in messages], "tools": self._tools}
+        self.transcript = list(map(dict, messages))
+        return {"messages": list(map(dict, messages)), "tools": self._tools}
 
     def step(
         self, message: dict[str, Any] | str
@@ -321,7 +321,7 @@ class ShopEnv:
         self.transcript.extend(results)
         info: dict[str, Any] = {
             "turn": turn,
-            "errors": [_error_dict(e) for e in state.errors[errors_before:]],
+            "errors": list(map(_error_dict, state.errors[errors_before:])),
         }
         if not attempted or turn >= t_max:
             state.done = True
