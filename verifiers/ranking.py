@@ -34,6 +34,8 @@ class _Goal(NamedTuple):
     cons: Constraints
     pref: Preference
     utilities: dict[tuple, float]  # memo of pref.utility (see _utility), filled as graded
+    judged: dict[tuple, tuple[tuple[str, ...], bool, float]]  # memo of _judged, filled as graded
+    attr_names: tuple[str, ...]  # the constrained attributes, in the constraints' order
     k: int
     tau: float
     discounts: tuple[float, ...]  # log2(i + 2) of the first k positions
@@ -41,7 +43,7 @@ class _Goal(NamedTuple):
 
 
 def _parse(goal: dict[str, Any]) -> _Goal:
-    """The goal's constraints, preference, an empty memo of its utilities, k, τ and ideal DCG.
+    """The goal's constraints, preference, empty memos, k, τ and the ideal DCG.
 
     Raises:
         ValueError: the ideal DCG is not positive (as :func:`~shopgen.gen.tasks.constraints.ndcg`
@@ -52,10 +54,13 @@ def _parse(goal: dict[str, Any]) -> _Goal:
     idcg = _dcg([u for _, u, *_ in goal["feasible"][:k]], discounts)
     if idcg <= 0:
         raise ValueError("ideal DCG must be positive")
+    cons = Constraints.from_dict(goal["constraints"])
     return _Goal(
-        Constraints.from_dict(goal["constraints"]),
+        cons,
         Preference.from_dict(goal["preference"]),
         {},
+        {},
+        tuple(cons.attrs),
         k,
         float(goal["ndcg_threshold"]),
         discounts,
@@ -87,32 +92,66 @@ def _utility(pref: Preference, memo: dict[tuple, float], fact: dict[str, Any]) -
     return hit
 
 
+#: How a recommended product without recorded facts is judged: unknown, out of stock, no gain.
+_UNKNOWN: tuple[tuple[str, ...], bool, float] = (("unknown",), False, 0.0)
+
+
+def _judged(g: _Goal, pid: str, fact: dict[str, Any]) -> tuple[tuple[str, ...], bool, float]:
+    """(broken constraints, in stock, gain) of one product with recorded facts, remembered.
+
+    Keyed per goal on everything they read of the product: its id, category, price, rating,
+    shipping days, brand and stock, and its constrained attributes as
+    :meth:`~shopgen.gen.tasks.constraints.Constraints.broken` compares them (``str``). A
+    replay grades the same products again, and judging them was most of grading a list.
+    """
+    key = (
+        pid,
+        fact.get("category_id"),
+        fact.get("price"),
+        fact.get("rating"),
+        fact.get("ship_days"),
+        fact.get("brand"),
+        fact.get("stock_qty"),
+    )
+    if g.attr_names:
+        attrs = fact.get("attributes") or {}
+        key += tuple(str(attrs.get(name)) for name in g.attr_names)
+    hit = g.judged.get(key)
+    if hit is None:
+        broken = g.cons.broken(pid, fact)
+        in_stock = fact["stock_qty"] > 0
+        gain = _utility(g.pref, g.utilities, fact) if not broken and in_stock else 0.0
+        hit = g.judged[key] = (tuple(broken), in_stock, gain)
+    return hit
+
+
 def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[str, Any]]:
     """(r_task, correct, details) of the latest recommendation list."""
     recs = list(state.recommendations)
     if not recs:
         return -1.0, False, {"reason": "no recommendation"}
-    cons, pref, utilities, k, tau, discounts, idcg = _parsed(goal)
+    g = _parsed(goal)
+    k = g.k
     facts = state.extra.get("recommended_facts") or {}
     items = []
     head_gains = []  # of the first k products
     n_ok = oos = 0  # feasible in-stock products among the first k; out-of-stock ones in all
     for pid in recs:
         fact = facts.get(pid)
-        broken = cons.broken(pid, fact) if fact else ["unknown"]
-        in_stock = bool(fact) and fact["stock_qty"] > 0
+        broken, in_stock, gain = _judged(g, pid, fact) if fact else _UNKNOWN
         ok = not broken and in_stock
-        gain = _utility(pref, utilities, fact) if ok else 0.0
-        items.append({"product_id": pid, "broken": broken, "in_stock": in_stock, "gain": gain})
+        items.append(
+            {"product_id": pid, "broken": list(broken), "in_stock": in_stock, "gain": gain}
+        )
         oos += not in_stock
         if len(head_gains) < k:
             head_gains.append(gain)
             n_ok += ok
     extra = max(0, len(recs) - k)
     q = max(-1.0, (n_ok - extra) / k)
-    nd = _dcg(head_gains, discounts) / idcg
-    r = 2 * (0.5 * q + 0.5 * min(1.0, nd / tau)) - 1 - 0.5 * oos / k
-    correct = len(recs) == k and n_ok == k and nd >= tau
+    nd = _dcg(head_gains, g.discounts) / g.idcg
+    r = 2 * (0.5 * q + 0.5 * min(1.0, nd / g.tau)) - 1 - 0.5 * oos / k
+    correct = len(recs) == k and n_ok == k and nd >= g.tau
     r_task = 1.0 if correct else max(-1.0, min(r, 0.999))
     details = {"ndcg": round(nd, 6), "feasible_in_head": n_ok, "n": len(recs), "items": items}
     return r_task, correct, details

@@ -1,7 +1,7 @@
 """The rewritten graders (issue #7's journey scoring) equal the plain forms they replaced.
 
 ``ranking.grade`` counts in one pass with k, τ, the discounts and the ideal DCG read once per
-goal,
+goal and each product judged once per goal and facts,
 ``bundle.grade`` counts covered kinds without a Counter, ``task_terms`` skips ``round`` for a
 whole r_task: each is compared with the previous code, kept here as the reference, on states
 Hypothesis draws (unknown, out-of-stock, infeasible, repeated and over-long lists included).
@@ -9,6 +9,7 @@ Hypothesis draws (unknown, out-of-stock, infeasible, repeated and over-long list
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 
 import pytest
@@ -99,16 +100,43 @@ def _ranking_goal(k: int, price_max: float | None, exclude: list[str]) -> dict:
 
 @settings(max_examples=150)
 @given(
-    state=states,
+    lists=st.lists(states, min_size=1, max_size=4),
     k=st.integers(1, 3),
     price_max=st.none() | st.sampled_from([20.0, 100.0]),
     exclude=st.lists(st.sampled_from(PIDS), max_size=2),
 )
-def test_ranking_grade_equals_the_plain_grade(state, k, price_max, exclude):
+def test_ranking_grade_equals_the_plain_grade(lists, k, price_max, exclude):
+    """One goal object grades several states: its memos never answer for other facts."""
     goal = _ranking_goal(k, price_max, exclude)
-    episode = _state(*state)
-    assert ranking.grade(goal, episode) == _ranking_reference(goal, episode)
-    assert ranking.grade(goal, episode) == _ranking_reference(goal, episode)  # goal remembered
+    for state in lists:
+        episode = _state(*state)
+        assert ranking.grade(goal, episode) == _ranking_reference(goal, episode)
+        assert ranking.grade(goal, episode) == _ranking_reference(goal, episode)  # remembered
+        # The same products recorded anew (other objects, equal facts): judged as remembered.
+        again = _state(state[0], copy.deepcopy(state[1]))
+        assert ranking.grade(goal, again) == _ranking_reference(goal, again)
+
+
+def test_ranking_judges_each_product_on_its_own_id_and_facts():
+    """Equal facts under an excluded id, or one fact changed, are judged anew."""
+    goal = _ranking_goal(2, 20.0, ["P1"])
+    fact = {
+        "category_id": "c1",
+        "price": 19.5,
+        "rating": 4.2,
+        "ship_days": 2,
+        "brand": "Acme",
+        "attributes": {"color": "red"},
+        "stock_qty": 7,
+    }
+    for recs, facts in (
+        (["P0", "P1"], {"P0": fact, "P1": dict(fact)}),  # P1 is excluded, same facts
+        (["P0", "P2"], {"P0": {**fact, "price": 75.25}, "P2": fact}),  # P0 over the price
+        (["P0", "P2"], {"P0": {**fact, "attributes": {"color": "blue"}}, "P2": fact}),
+        (["P0", "P2"], {"P0": {**fact, "rating": 2.5}, "P2": {**fact, "brand": "Zeta"}}),
+    ):
+        episode = _state(recs, facts)
+        assert ranking.grade(goal, episode) == _ranking_reference(goal, episode)
 
 
 @settings(max_examples=200)
