@@ -18,9 +18,10 @@ Levenshtein character-error rate equals ``p`` (``tests/gen/test_noise.py`` measu
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -96,6 +97,21 @@ def join(segments: Sequence[Segment]) -> str:
     return "".join(s.text for s in segments)
 
 
+@lru_cache(maxsize=1 << 14)
+def _short_spots(text: str) -> tuple[tuple[int, int, str], ...]:
+    """Each shorthand-able word of ``text``: where it starts and ends, and what replaces it.
+
+    Remembered per text: most unprotected runs are a template skeleton's text between slot
+    values, the same few strings in message after message.
+    """
+    spots = []
+    for m in _SHORT_RE.finditer(text):
+        word = m.group(0)
+        short = SHORTHAND[word.lower()]
+        spots.append((m.start(), m.end(), short.capitalize() if word[0].isupper() else short))
+    return tuple(spots)
+
+
 def shorthand(segments: Sequence[Segment], p: float, rng: np.random.Generator) -> list[Segment]:
     """Replace each shorthand-able word of the unprotected runs with probability ``p``.
 
@@ -104,29 +120,23 @@ def shorthand(segments: Sequence[Segment], p: float, rng: np.random.Generator) -
     """
     if p <= 0:
         return list(segments)
-    found = [() if seg.protected else tuple(_SHORT_RE.finditer(seg.text)) for seg in segments]
+    found = [() if seg.protected else _short_spots(seg.text) for seg in segments]
     total = sum(map(len, found))
     if not total:
         return list(segments)
     hits = (rng.random(total) < p).tolist()
     out, at = [], 0
-    for seg, matches in zip(segments, found, strict=True):
-        if not matches:
+    for seg, spots in zip(segments, found, strict=True):
+        if not spots:
             out.append(seg)
             continue
-        parts, last = [], 0
-        for m, h in zip(matches, hits[at : at + len(matches)], strict=True):
-            if not h:
-                continue
-            word = m.group(0)
-            short = SHORTHAND[word.lower()]
-            parts += [
-                seg.text[last : m.start()],
-                short.capitalize() if word[0].isupper() else short,
-            ]
-            last = m.end()
-        at += len(matches)
-        parts.append(seg.text[last:])
+        text, parts, last = seg.text, [], 0
+        for (start, end, short), h in zip(spots, hits[at : at + len(spots)], strict=True):
+            if h:
+                parts += [text[last:start], short]
+                last = end
+        at += len(spots)
+        parts.append(text[last:])
         out.append(Segment("".join(parts), False))
     return out
 
@@ -152,12 +162,7 @@ def typos(segments: Sequence[Segment], p: float, rng: np.random.Generator) -> li
     """
     if p <= 0:
         return list(segments)
-    # Typos are kept one character apart so two never merge into a cheaper edit (a deletion
-    # next to a doubled letter cancels out). Each typo then uses its own characters plus a gap,
-    # so the start probability q solves r = 1 / (1/q + 1 + share_transpose) for the target
-    # typo rate r = p / E[cost].
-    r = p / EXPECTED_COST
-    q = min(1.0, r / max(1e-9, 1.0 - r * (1.0 + float(_WEIGHTS[-1]))))
+    q = _start_rate(p)
     n = sum(len(seg.text) for seg in segments if not seg.protected)
     if n == 0:
         return list(segments)
@@ -169,11 +174,8 @@ def typos(segments: Sequence[Segment], p: float, rng: np.random.Generator) -> li
             out.append(seg)
             continue
         end = at + len(seg.text)
-        while j < len(starts) and starts[j] < at:
-            j += 1
-        k = j
-        while k < len(starts) and starts[k] < end:
-            k += 1
+        j = bisect_left(starts, at, j)
+        k = bisect_left(starts, end, j)
         hits = [i - at for i in starts[j:k]]
         if hits:
             draws = block[end : end + 2 * len(hits)].tolist()
@@ -183,6 +185,19 @@ def typos(segments: Sequence[Segment], p: float, rng: np.random.Generator) -> li
         out.append(seg)
         at, j = end, k
     return out
+
+
+@lru_cache(maxsize=256)
+def _start_rate(p: float) -> float:
+    """The per-character probability that a typo starts, for edit rate ``p`` (see :func:`typos`).
+
+    Typos are kept one character apart so two never merge into a cheaper edit (a deletion
+    next to a doubled letter cancels out). Each typo then uses its own characters plus a gap,
+    so the start probability q solves r = 1 / (1/q + 1 + share_transpose) for the target
+    typo rate r = p / E[cost]. Remembered: a run uses a few rates (one per difficulty).
+    """
+    r = p / EXPECTED_COST
+    return min(1.0, r / max(1e-9, 1.0 - r * (1.0 + float(_WEIGHTS[-1]))))
 
 
 def _typo_run(text: str, hits: list[int], ops: list[int], picks: list[float]) -> str:
