@@ -175,8 +175,7 @@ def _children(rng: np.random.Generator, n: int) -> list[Any]:
     # phrasings a style has (tests measure omission rate independently of templates).
     # ``rng.integers(0, 2**63, size=n)`` draws exactly these (Lemire's method on a power-of-two
     # range keeps the top 63 bits of each raw word and never rejects), without its overhead.
-    seeds = (rng.bit_generator.random_raw(n) >> np.uint64(1)).tolist()
-    return [_LazyStream(s) for s in seeds]
+    return [_LazyStream(raw >> 1) for raw in rng.bit_generator.random_raw(n).tolist()]
 
 
 def _finish(
@@ -247,7 +246,11 @@ def render_first_message(
     th = axes or theta(d)
     r_style, r_drop, r_phrase, r_noise = _children(rng, 4)
     chosen = _pick(r_style, STYLES) if style is None else _check_style(style)
-    draws = r_drop.random(len(slots))
+    # Only optional slots read their uniform, and ``random(n)`` is the first n of ``random(m)``
+    # for m > n (one raw word each, in order): a message whose slots are all required, as
+    # every bundle's are, never seeds its drop stream.
+    last = max((i for i, s in enumerate(slots) if not s.required), default=-1)
+    draws = r_drop.random(last + 1).tolist() if last >= 0 else []
     kept_idx = [i for i, s in enumerate(slots) if s.required or draws[i] >= th.p_missing]
     said = set(kept_idx)
     dropped = tuple(s.name for i, s in enumerate(slots) if i not in said)
