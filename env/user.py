@@ -169,13 +169,22 @@ def _grams(words: tuple[str, ...], longest: int) -> frozenset[tuple[str, ...]]:
     )
 
 
+#: A set of question phrases, each a tuple of :func:`tokens`.
+Phrases = frozenset[tuple[str, ...]]
+
+
 @dataclass(frozen=True, slots=True)
 class _Matcher:
-    """One slot's compiled question words."""
+    """One slot's compiled question words.
+
+    The phrases are sets, not lists: a question is matched by ``grams.isdisjoint(phrases)``,
+    which then probes with the hashes the sets keep instead of hashing every phrase again.
+    """
 
     slot: ScriptSlot
-    strong: tuple[tuple[str, ...], ...]
-    weak: tuple[tuple[str, ...], ...]
+    strong: Phrases
+    weak: Phrases
+    longest: int  # words in its longest phrase (1 when it has none)
     item: int | None  # the cart/journey item index the slot belongs to
     speakable: bool
 
@@ -195,8 +204,8 @@ def _segments(name: str) -> tuple[str | None, int | None]:
 @lru_cache(maxsize=8192)
 def _words(
     last: str | None, kind: str, label: str, keywords: tuple[str, ...]
-) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
-    """A slot's strong and weak question phrases, from the parts of it they depend on.
+) -> tuple[Phrases, Phrases, int]:
+    """A slot's strong and weak question phrases and the longest one's length in words.
 
     Remembered: scripts repeat the same few (name, kind, label) combinations with new values,
     and building the phrase lists was most of a script's compile (a new one per episode).
@@ -207,18 +216,17 @@ def _words(
     if kind in ("attr", "variant") and last:
         strong.append(last.replace("_", " "))
     weak = list(WEAK_WORDS.get(last or "", ())) + list(WEAK_WORDS.get(kind, ()))
-    return (
-        tuple(dict.fromkeys(t for t in map(_phrase, strong) if t)),
-        tuple(dict.fromkeys(t for t in map(_phrase, weak) if t)),
-    )
+    strong_set = frozenset(t for t in map(_phrase, strong) if t)
+    weak_set = frozenset(t for t in map(_phrase, weak) if t)
+    return strong_set, weak_set, max(map(len, strong_set | weak_set), default=1)
 
 
 def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
     last, index = _segments(slot.name)
-    strong, weak = _words(last, slot.kind, slot.label, tuple(slot.keywords))
+    strong, weak, longest = _words(last, slot.kind, slot.label, tuple(slot.keywords))
     text = str(slot.value)
     speakable = slot.kind != "id" and not any(s and s in text for s in never_say)
-    return _Matcher(slot=slot, strong=strong, weak=weak, item=index, speakable=speakable)
+    return _Matcher(slot, strong, weak, longest, index, speakable)
 
 
 #: Distinct questions whose matched slots one compiled script remembers.
@@ -285,7 +293,7 @@ def compile_script(text: str) -> CompiledScript:
             item_words.setdefault(index, set()).update(
                 w for w in tokens(str(m.slot.value)) if w not in _STOP
             )
-    longest = max((len(p) for m in matchers for p in (*m.strong, *m.weak)), default=1)
+    longest = max((m.longest for m in matchers), default=1)
     values = {s.name: s.value for s in script.slots}
     return CompiledScript(
         script,
@@ -324,15 +332,26 @@ def _generic_only_elsewhere(
     )
 
 
+@lru_cache(maxsize=4096)
+def _question(
+    question: str, longest: int
+) -> tuple[tuple[str, ...], frozenset[tuple[str, ...]], frozenset[str]]:
+    """A question's words, its :func:`_grams` up to ``longest`` words, and its set of words.
+
+    Remembered: an oracle asks the same few questions of every task's new script.
+    """
+    words = tokens(question)
+    return words, _grams(words, longest), frozenset(words)
+
+
 def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
     """The slots ``question`` asks about (speakable or not), in script order."""
-    words = tokens(question)
-    grams = _grams(words, compiled.longest)
+    words, grams, said = _question(question, compiled.longest)
     hits = [m for m in compiled.matchers if not grams.isdisjoint(m.strong)]
     hits = [m for m in hits if not _generic_only_elsewhere(m, words, grams, hits)]
     if not hits:
         hits = [m for m in compiled.matchers if not grams.isdisjoint(m.weak)]
-    named = {i for i, ws in compiled.item_words.items() if ws & set(words)}
+    named = {i for i, ws in compiled.item_words.items() if not ws.isdisjoint(said)}
     if named and len(compiled.item_words) > 1:
         hits = [m for m in hits if m.item is None or m.item in named]
     return [m.slot for m in hits]
