@@ -120,6 +120,19 @@ class ToolContext:
             )
         raise ToolError(f"no product with product_id {product_id!r}", "not_found")
 
+    def product_stock(self, product_id: str, row: int) -> int:
+        """:meth:`stock` of the product at catalog ``row`` (its id's row), without its record.
+
+        The same rules as :meth:`stock` for a product (no variant), reading the catalog's
+        units from the store's column: tools that need a product's stock and a few facts skip
+        the record (tested equal to ``stock(product(product_id))``).
+        """
+        if product_id in self.out_of_stock:
+            return 0
+        if product_id in self.stock_overrides:
+            return self.stock_overrides[product_id]
+        return int(self.store.product_array("stock_qty")[row])
+
     def stock(self, product: dict[str, Any], variant: dict[str, Any] | None = None) -> int:
         """Units available in this episode for a product, or for one of its variants."""
         pid = product["product_id"]

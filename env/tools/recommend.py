@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from typing import Any
 
 from shopgen.env.tools.context import ToolContext
 from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
+from shopgen.gen.store import CatalogStore
 
 #: Most products one recommendation may name (k_rec(d) is at most 10; this only bounds abuse).
 MAX_RECOMMENDED = 20
@@ -32,11 +34,15 @@ def recommend_products(ctx: ToolContext, product_ids: list[str]) -> Encoded:  # 
         if pid in seen:
             raise ToolError(f"product_ids lists {pid} twice", "bad_arguments")
         seen.add(pid)
-        p = ctx.product(pid)  # not_found for an unknown id (and says so for a variant id)
-        stock = ctx.stock(p)
+        row = ctx.store.product_row(pid)
+        if row < 0:
+            ctx.product(pid)  # raises not_found (and says so for a variant id)
+        stock = ctx.product_stock(pid, row)
         # Remembered per (product, stock in the episode), the only things they depend on:
         # shared by every list naming the product, so read, never changed.
-        facts[pid] = ctx.memo_read(("recommend_facts", pid, stock), partial(_facts, p, stock))
+        facts[pid] = ctx.memo_read(
+            ("recommend_facts", pid, stock), partial(_facts, ctx.store, row, stock)
+        )
     ctx.state.recommendations = list(product_ids)
     # Verifiers have no catalog handle: what they grade (constraints, stock in this episode)
     # is recorded here, by the runtime, so a replayed transcript cannot fake it.
@@ -54,14 +60,20 @@ def recommend_products(ctx: ToolContext, product_ids: list[str]) -> Encoded:  # 
     )
 
 
-def _facts(p: dict[str, Any], stock: int) -> dict[str, Any]:
-    """The gradable facts of a recommended product, with ``stock`` units in this episode."""
+def _facts(store: CatalogStore, row: int, stock: int) -> dict[str, Any]:
+    """The gradable facts of the product at catalog ``row``, with ``stock`` units in this episode.
+
+    Read field by field from the store's columns, not from the product's record: a
+    recommended product is mostly one no tool has read yet (any of the catalog), and its
+    record would cost a row decode of every column (~50 µs in a busy process) for six facts.
+    Equal to the facts of the record (a test compares them).
+    """
     return {
-        "category_id": p["category_id"],
-        "price": float(p["price"]),
-        "rating": float(p["rating"]),
-        "ship_days": int(p["ship_days"]),
-        "brand": p["brand"],
-        "attributes": dict(p["attributes"]),
+        "category_id": store.product_list("category_id")[row],
+        "price": float(store.product_array("price")[row]),
+        "rating": float(store.product_array("rating")[row]),
+        "ship_days": int(store.product_array("ship_days")[row]),
+        "brand": store.product_list("brand")[row],
+        "attributes": json.loads(store.product_field_at(row, "attributes")),
         "stock_qty": stock,
     }
