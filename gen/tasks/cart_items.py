@@ -164,7 +164,7 @@ def intersect_sorted(small: np.ndarray, big: np.ndarray) -> np.ndarray:
     Binary-searches each element of ``small`` (best the smaller) in ``big``, where intersect1d
     sorts both together: posting lists of common words (brands) run to thousands of rows.
     """
-    at = np.minimum(np.searchsorted(big, small), big.size - 1)
+    at = np.minimum(big.searchsorted(small), big.size - 1)  # the method: no fromnumeric wrapper
     return small[big[at] == small]
 
 

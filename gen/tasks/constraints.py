@@ -29,6 +29,7 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -328,6 +329,14 @@ class Columns:
     def __len__(self) -> int:
         return len(self.product_id)
 
+    @cached_property
+    def id_rank(self) -> np.ndarray:
+        """Each row's place in the category's sorted product ids (equal ids share one).
+
+        Ranking breaks utility ties by id; with these ranks it is one ``np.lexsort``.
+        """
+        return np.unique(np.array(self.product_id), return_inverse=True)[1]
+
     def row(self, i: int) -> dict[str, Any]:
         """Row ``i`` as a dict of plain Python values (``a.<name>`` for attributes)."""
         out = {
@@ -545,6 +554,16 @@ def visible_attrs(ctx: GenContext, row: dict[str, Any]) -> list[str]:
     return [a for a, values in shown.items() if row.get(f"a.{a}") in values]
 
 
+def draw_category(ctx: GenContext, rng: np.random.Generator) -> str:
+    """The category of a product drawn uniformly (so categories weigh by their size).
+
+    One integer draw over the catalog's rows, read from the store's category list (a list
+    element, where an element of the Polars column costs microseconds).
+    """
+    categories = ctx.store.product_list("category_id")
+    return categories[int(rng.integers(len(categories)))]
+
+
 def draw_values(
     target: dict[str, Any],
     kinds: list[str],
@@ -631,6 +650,18 @@ class FeasibleSet:
     size: int
 
 
+def rank(cols: Columns, pref: Preference, rows: np.ndarray) -> list[tuple[str, float]]:
+    """(product_id, utility) of some rows of a category, best first, ties by product id.
+
+    One NumPy sort on (−utility, id rank) (:attr:`Columns.id_rank`): the order of
+    ``sorted(key=(−utility, product_id))`` (both stable), without a Python key per product.
+    """
+    u = pref.utilities(cols, rows)
+    order = np.lexsort((cols.id_rank[rows], -u))
+    best = rows[order].tolist()
+    return list(zip([cols.product_id[i] for i in best], u[order].tolist(), strict=True))
+
+
 def feasible_set(
     ctx: GenContext,
     cons: Constraints,
@@ -651,10 +682,7 @@ def feasible_set(
     rows = np.flatnonzero(feasible & cols.in_stock)
     if len(rows) < k:
         raise Redraw(f"only {len(rows)} feasible in-stock products, need {k}")
-    u = pref.utilities(cols, rows).tolist()
-    ids = [cols.product_id[i] for i in rows.tolist()]
-    order = sorted(range(len(ids)), key=lambda i: (-u[i], ids[i]))
-    ranked = [(ids[i], u[i]) for i in order]
+    ranked = rank(cols, pref, rows)
     # Out-of-stock marks fall on the products an agent is most likely to pick, while at least
     # k stay in stock (one draw per position, always drawn: positions do not interact).
     draws = rng.random(min(len(ranked), FEASIBLE_CAP))

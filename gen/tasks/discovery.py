@@ -55,6 +55,7 @@ from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, pick
 from shopgen.gen.tasks.constraints import (
     choose_constraints,
     constraints_from,
+    draw_category,
     feasible_set,
     goal_fields,
     preference,
@@ -72,8 +73,7 @@ KINDS = ("price_max", "rating_min", "ship_days_max", "brand")
 def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> Draft:
     """Draw a target product, m−1 constraints it meets, a customer, a switch, the feasible set."""
     k = int(axes.k_rec)
-    products = ctx.products
-    category = products["category_id"][int(rng.integers(products.height))]
+    category = draw_category(ctx, rng)
     cols = tables(ctx).columns(category)
     target = cols.row(int(rng.integers(len(cols))))
     if target["stock_qty"] <= 0:

@@ -54,6 +54,7 @@ from shopgen.gen.tasks.constraints import (
     Constraints,
     choose_constraints,
     constraints_from,
+    draw_category,
     feasible_set,
     goal_fields,
     preference,
@@ -73,8 +74,7 @@ HISTORY_OTHERS = 3
 def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> Draft:
     """Draw the original, its compatibility, constraints a real substitute meets, the set."""
     k = int(axes.k_rec)
-    products = ctx.products
-    category = products["category_id"][int(rng.integers(products.height))]
+    category = draw_category(ctx, rng)
     cols = tables(ctx).columns(category)
     original = cols.row(int(rng.integers(len(cols))))
     leaf = tables(ctx).leaf(category)
@@ -131,9 +131,11 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
 
 def _history(ctx: GenContext, original: dict, rng: np.random.Generator) -> list[dict]:
     """Recent views, newest first: the original among a few other products."""
-    products = ctx.products
-    rows = [int(r) for r in rng.integers(products.height, size=HISTORY_OTHERS)]
-    views = [(products["product_id"][r], products["title"][r]) for r in rows]
+    store = ctx.store
+    rows = [int(r) for r in rng.integers(store.products.height, size=HISTORY_OTHERS)]
+    views = [
+        (store.product_field_at(r, "product_id"), store.product_field_at(r, "title")) for r in rows
+    ]
     views.insert(int(rng.integers(len(views) + 1)), (original["product_id"], original["title"]))
     return [
         {"product_id": pid, "title": title, "viewed_at": ctx.days_ago(i + 1)}

@@ -9,7 +9,7 @@ import polars as pl
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shopgen.gen.tasks.constraints import Columns, Constraints, Preference
+from shopgen.gen.tasks.constraints import Columns, Constraints, Preference, rank
 
 BRANDS = ["Acme", "Bolt", "Cora"]
 NAMES = ["color", "size", "fit"]
@@ -129,3 +129,28 @@ def test_utilities_are_the_verifiers_per_product_utility(
     rows = np.flatnonzero(cols.in_stock)
     got = pref.utilities(cols, rows).tolist()
     assert got == [pref.utility(cols.row(i)) for i in rows.tolist()]
+
+
+@given(
+    products(),
+    st.lists(st.sampled_from([0.0, 1.0, 2.0, 4.0]), min_size=4, max_size=4),
+    st.randoms(use_true_random=False),
+)
+def test_rank_is_the_sort_by_utility_then_id(
+    raw: pl.DataFrame, weights: list[float], shuffle
+) -> None:
+    # Ids out of row order (and repeated), so ties must really fall back to the id.
+    ids = [f"P{shuffle.randrange(8):03d}" for _ in range(raw.height)]
+    cols = Columns(raw.with_columns(product_id=pl.Series(ids)))
+    pref = Preference(
+        weights=dict(zip(("price", "rating", "ship_speed", "brand_loyalty"), weights, strict=True)),
+        brands=("Acme",),
+        price_lo=float(cols.price.min()),
+        price_hi=float(cols.price.max()),
+        ship_lo=int(cols.ship_days.min()),
+        ship_hi=int(cols.ship_days.max()),
+    )
+    rows = np.flatnonzero(cols.in_stock)
+    u = pref.utilities(cols, rows).tolist()
+    order = sorted(range(len(rows)), key=lambda i: (-u[i], cols.product_id[rows[i]]))
+    assert rank(cols, pref, rows) == [(cols.product_id[rows[i]], u[i]) for i in order]
