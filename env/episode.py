@@ -168,18 +168,35 @@ def _prepare(task: dict[str, Any] | TaskRow, store: CatalogStore) -> _Prepared:
                 f"task {row.task_id}: theta.{axis}={row.theta.get(axis)!r} must be >= 1"
             )
     try:
-        episode = json.loads(row.episode)
+        episode, stock = _episode_rules(row.episode)
     except json.JSONDecodeError as exc:
         raise TaskError(f"task {row.task_id}: episode is not JSON ({exc.msg})") from None
-    if not isinstance(episode, dict):
+    if episode is None:
         raise TaskError(f"task {row.task_id}: episode must be a JSON object")
     return _Prepared(
         row,
         episode,
         [{"role": m.role, "content": m.content} for m in row.messages],  # model_dump, faster
         (row.axis("B_tool"), row.axis("T_max")),
-        stock_rules(episode),
+        stock,
     )
+
+
+@lru_cache(maxsize=_PREPARED_LIMIT)
+def _episode_rules(text: str) -> tuple[Any, Any]:
+    """An episode's JSON decoded and its :func:`stock_rules`; (None, None) for a non-object.
+
+    Remembered per distinct text, and shared read-only as :class:`_Prepared` values are: the
+    task pipeline resets two rows per task that differ only in goal and oracle (its live run
+    and the proof's replay), and decoded the same episode text for each.
+
+    Raises:
+        json.JSONDecodeError: the text is not JSON.
+    """
+    episode = json.loads(text)
+    if not isinstance(episode, dict):
+        return None, None
+    return episode, stock_rules(episode)
 
 
 class ShopEnv:

@@ -18,14 +18,12 @@ hallucinated id: consistent with the formula, a correct episode has ``r_task = 1
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
 from typing import Any
 
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
-from shopgen.verifiers.rows import PerObject
+from shopgen.verifiers.rows import PerObject, decoded
 
 W_TASK, W_EFF, W_HALL = 0.75, 0.15, 0.10
 MAX_REWARD = W_TASK + W_EFF
@@ -47,15 +45,13 @@ def r_hall(state: EpisodeState) -> float:
     return -len(state.unshown_used_ids) / len(state.used_ids)
 
 
-@lru_cache(maxsize=4096)
-def _min_turns(goal: str) -> int:
-    """The oracle's turn count stored in a goal's JSON (rows are scored again and again)."""
-    return int(json.loads(goal).get("min_turns", 1))
-
-
 def _make_turn_terms(task: TaskRow) -> tuple[int, int]:
-    """A row's (min_turns, T_max): what :func:`r_eff` reads of it."""
-    return _min_turns(task.goal), task.axis("T_max")
+    """A row's (min_turns, T_max): what :func:`r_eff` reads of it.
+
+    The goal is read through :func:`~shopgen.verifiers.rows.decoded`, whose decoding every
+    verifier shares: a new row (the task pipeline's proof) decodes its goal once, not twice.
+    """
+    return int(decoded(task, "goal").get("min_turns", 1)), task.axis("T_max")
 
 
 #: Per (frozen) task row: one identity look-up instead of hashing its goal text and reading θ.

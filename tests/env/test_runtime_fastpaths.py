@@ -6,10 +6,12 @@ import contextlib
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shopgen.env.episode import _prepare, _switch_is_null
+from shopgen.env.episode import TaskError, _prepare, _switch_is_null
+from shopgen.env.tools.context import stock_rules
 from shopgen.env.user import compile_script
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.task import TaskRow
@@ -93,8 +95,64 @@ def test_prepared_messages_are_the_rows_model_dump(contents: list[str], roles: l
         verifier_version="1",
     )
 
-    class _Store:
-        catalog_id = "c"
-
     prepared = _prepare(row, _Store())  # type: ignore[arg-type]
     assert prepared.messages == [m.model_dump() for m in row.messages]
+
+
+class _Store:
+    catalog_id = "c"
+
+
+def _row_with(episode: str, goal: str = "{}") -> TaskRow:
+    return TaskRow(
+        task_id="t",
+        env="status",
+        d=0,
+        theta={"T_max": 4, "B_tool": 2},
+        seed=0,
+        messages=[{"role": "user", "content": "hi"}],
+        tools="[]",
+        goal=goal,
+        episode=episode,
+        user_script="{}",
+        oracle="[]",
+        shopgen_version="0",
+        catalog_id="c",
+        verifier_version="1",
+    )
+
+
+_EPISODE_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    extra=st.dictionaries(st.text(max_size=6), _EPISODE_VALUES, max_size=4),
+    overrides=st.dictionaries(st.text(max_size=6), st.integers(0, 9), max_size=3),
+    oos=st.lists(st.text(max_size=6), max_size=3),
+)
+def test_rows_sharing_an_episode_text_share_its_plain_decoding(
+    extra: dict[str, Any], overrides: dict[str, int], oos: list[str]
+) -> None:
+    episode = {**extra, "stock_overrides": overrides, "out_of_stock": oos}
+    text = json.dumps(episode)
+    live = _prepare(_row_with(text), _Store())  # type: ignore[arg-type]
+    proof = _prepare(_row_with(text, goal='{"min_turns": 2}'), _Store())  # type: ignore[arg-type]
+    assert live.episode == json.loads(text)
+    assert live.stock == stock_rules(json.loads(text))
+    assert proof.episode is live.episode
+    assert proof.stock is live.stock
+
+
+@pytest.mark.parametrize(
+    ("episode", "message"),
+    [("{", "task t: episode is not JSON"), ("[1]", "task t: episode must be a JSON object")],
+)
+def test_an_unreadable_episode_is_a_task_error_every_time(episode: str, message: str) -> None:
+    for _ in range(2):  # a failure is not remembered as a value
+        with pytest.raises(TaskError, match=message):
+            _prepare(_row_with(episode), _Store())  # type: ignore[arg-type]

@@ -336,3 +336,19 @@ def test_step_questions_equal_the_per_step_rewrite(questions, n):
 
     per_step = step_questions(questions, n)
     assert per_step == [_reference_step_questions(questions, i) for i in range(n)]
+
+
+@pytest.mark.parametrize(("min_turns", "turns"), [(1, 1), (2, 5), (3, 2), (4, 12)])
+def test_compose_reads_min_turns_from_the_verifiers_decoding(min_turns, turns, monkeypatch):
+    from shopgen.env.state import EpisodeState
+    from shopgen.verifiers.reward import compose, r_eff
+
+    goal = json.dumps({"min_turns": min_turns, "other": f"goal {min_turns} {turns}"})
+    row = TaskRow.model_construct(goal=goal, theta={"T_max": 12})
+    assert decoded(row, "goal")["min_turns"] == min_turns  # what a verifier reads first
+    loads: list[str] = []
+    plain_loads = json.loads
+    monkeypatch.setattr(json, "loads", lambda text, **kw: loads.append(text) or plain_loads(text))
+    score = compose(row, EpisodeState(turns=turns), 1.0, True, {})
+    assert loads == []  # the goal was not decoded again
+    assert score.r_eff == round(r_eff(turns, min_turns=min_turns, T_max=12), 6)
