@@ -19,9 +19,17 @@ For each environment at d = 5 on one catalog:
   not exceed even if everything else in a task cost nothing, and ``tasks_per_s_excl_retrieval``
   the rate with that time subtracted (the convention the scoring target states).
 
-Rates are CPU seconds of this process (the shared machines are noisy in wall time), and each
-is also reported as a ratio to a baseline measured in the same run: the rate of bare
-``render_first_message`` calls, the cheapest step every task pays.
+Each environment is measured in a process of its own (spawned, one at a time), as
+``shopgen tasks --env NAME`` runs it: caches, memos and the heap are that environment's alone,
+so one environment's figures do not depend on which ran before it (in one shared process an
+environment inherited the earlier ones' card book, encoder memo and heap, which warmed the
+search environments for each other and slowed the later order environments).
+``peak_rss_mb`` is that process's peak resident memory. ``bench tasks_workers`` measures all
+environments mixed in one run.
+
+Rates are CPU seconds of the measuring process (the shared machines are noisy in wall time),
+and each is also reported as a ratio to a baseline measured in the same process: the rate of
+bare ``render_first_message`` calls, the cheapest step every task pays.
 
 The catalog is built in a temporary directory (10k products quick, 100k full) unless
 ``SHOPGEN_BENCH_CATALOG`` names an indexed catalog to reuse.
@@ -31,9 +39,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import multiprocessing
+import resource
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -131,18 +142,34 @@ def run(quick: bool = False) -> dict:
     size, n, steady_warm = (10_000, 20, 0) if quick else (100_000, 100, STEADY_WARM)
     seconds = 0.0 if quick else MIN_SECONDS
     out: dict[str, float | int | str] = {"d": D, "tasks_per_env": n}
+    hits = misses = 0
     with tempfile.TemporaryDirectory() as tmp:
         root = indexed_catalog(tmp, size)
-        env = ShopEnv(root)
-        out["catalog_products"] = env.store.products.height
-        factory = TaskFactory(env, seed=0, freeze_heap=True)  # as `shopgen tasks` runs it
         for name in ENV_NAMES:
-            figures = _environment(env, factory, name, n, steady_warm, seconds)
+            # Spawned, not forked: a fork of a process that has run other suites can deadlock.
+            spawn = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:
+                job = pool.submit(_measured_alone, root, name, n, steady_warm, seconds)
+                figures, products, memo = job.result()
+            out["catalog_products"] = products
             out.update({f"{name}.{key}": value for key, value in figures.items()})
-        memo = env._shared.search
-        if memo is not None:
-            out["search_memo_hit_rate"] = round(memo.hits / max(1, memo.hits + memo.misses), 3)
+            hits, misses = hits + memo[0], misses + memo[1]
+    if hits + misses:
+        out["search_memo_hit_rate"] = round(hits / (hits + misses), 3)
     return out
+
+
+def _measured_alone(
+    root: str, name: str, n: int, steady_warm: int, seconds: float
+) -> tuple[dict[str, float], int, tuple[int, int]]:
+    """One environment's figures in this (fresh) process, with its catalog size and memo counts."""
+    env = ShopEnv(root)
+    factory = TaskFactory(env, seed=0, freeze_heap=True)  # as `shopgen tasks` runs it
+    figures = _environment(env, factory, name, n, steady_warm, seconds)
+    figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    memo = env._shared.search
+    counts = (0, 0) if memo is None else (memo.hits, memo.misses)
+    return figures, env.store.products.height, counts
 
 
 def _environment(
