@@ -40,6 +40,18 @@ def test_id_index_finds_every_id_and_nothing_else(store):
     assert index.rows([ids[3], "nope"]).tolist() == [3, -1]
 
 
+@settings(max_examples=50, deadline=None)
+@given(picks=st.lists(st.one_of(st.integers(0, 10**6), st.text(max_size=18)), max_size=40))
+def test_remembered_product_rows_are_the_index_rows(catalog_dir, picks):
+    # Ids picked by position (again and again: the memo's hits) or made up (its misses), on a
+    # store small enough to evict: every answer is the index's own.
+    store = CatalogStore(catalog_dir)
+    store._product_rows.limit = 8
+    ids = store.products["product_id"].to_list()
+    keys = [ids[k % len(ids)] if isinstance(k, int) else k for k in picks]
+    assert [store.product_row(k) for k in keys] == [store._product_index.row(k) for k in keys]
+
+
 def test_line_columns_and_rows_equal_the_records(store):
     users = [*store.read("users")["user_id"].to_list()[::7], "no-such-user", "x" * 40]
     for uid in users:
