@@ -229,11 +229,7 @@ class CatalogStore:
         misses), and the column costs its raw width per product (a Python list of floats
         would cost four times that).
         """
-        key = ("product_array", column)
-        found = self._python_lists.get(key)
-        if found is None:
-            found = self._python_lists[key] = self.products[column].to_numpy()
-        return found
+        return self._column_once(("product_array", column), self.products[column].to_numpy)
 
     def product_list(self, column: str) -> list[Any]:
         """A string column of :attr:`products` as a Python list, made once (see :meth:`line_list`).
@@ -242,11 +238,7 @@ class CatalogStore:
         each: 8 bytes a product. Per-product texts (titles, attribute JSON) would cost their
         whole text per product: read those with :meth:`product_field`.
         """
-        key = ("product", column)
-        found = self._python_lists.get(key)
-        if found is None:
-            found = self._python_lists[key] = _shared_list(self.products[column])
-        return found
+        return self._column_once(("product", column), lambda: _shared_list(self.products[column]))
 
     def variant_field(self, variant_id: str, column: str) -> Any:
         """One column of one variant (None for an unknown id): :meth:`product_field`'s twin.
@@ -435,8 +427,15 @@ class CatalogStore:
         )
 
     @cached_property
-    def _python_lists(self) -> dict[tuple[str, str], list[Any]]:
+    def _columns_made(self) -> dict[tuple[str, str], Any]:
         return {}
+
+    def _column_once(self, key: tuple[str, str], make: Callable[[], Any]) -> Any:
+        """The whole-column list or array remembered under ``key``, made by ``make`` the first time."""
+        found = self._columns_made.get(key)
+        if found is None:
+            found = self._columns_made[key] = make()
+        return found
 
     def order_rows_of(self, user_id: str) -> range:
         """The rows of :attr:`order_table` holding a customer's orders, oldest first."""
@@ -446,11 +445,7 @@ class CatalogStore:
 
     def order_list(self, column: str) -> list[Any]:
         """A column of :attr:`order_table` as a Python list, made once (see :meth:`line_list`)."""
-        key = ("order", column)
-        found = self._python_lists.get(key)
-        if found is None:
-            found = self._python_lists[key] = _shared_list(self._orders[column])
-        return found
+        return self._column_once(("order", column), lambda: _shared_list(self._orders[column]))
 
     def line_list(self, column: str) -> list[Any]:
         """A column of :attr:`line_table` as a Python list (row-aligned), made once per store.
@@ -461,11 +456,7 @@ class CatalogStore:
         misses). Equal strings share one object (lines repeat products), so a column costs
         8 bytes a line plus its distinct values.
         """
-        key = ("line", column)
-        found = self._python_lists.get(key)
-        if found is None:
-            found = self._python_lists[key] = _shared_list(self._lines[column])
-        return found
+        return self._column_once(("line", column), lambda: _shared_list(self._lines[column]))
 
     def line_product_list(self, column: str) -> list[Any]:
         """``product_field(product_id, column)`` of every line's product, as :meth:`line_list`.
@@ -473,17 +464,17 @@ class CatalogStore:
         A product id found twice reads as its first row there (the id index's stable sort), so
         the join keeps the first; a product the catalog lacks reads as None.
         """
-        key = ("line_product", column)
-        found = self._python_lists.get(key)
-        if found is None:
+
+        def make() -> list[Any]:
             fields = self.products.select("product_id", column).unique(
                 "product_id", keep="first", maintain_order=True
             )
             joined = self._lines.select("product_id").join(
                 fields, on="product_id", how="left", maintain_order="left"
             )
-            found = self._python_lists[key] = _shared_list(joined[column])
-        return found
+            return _shared_list(joined[column])
+
+        return self._column_once(("line_product", column), make)
 
     def visits_of(self, user_id: str) -> list[dict[str, Any]]:
         """A customer's visit events, oldest first (empty for an unknown id); O(log n)."""
