@@ -115,30 +115,6 @@ def _slots_by_step(
     return mine, len(answered) < n
 
 
-def step_state(
-    state: EpisodeState,
-    i: int,
-    text: str | None,
-    listed: dict[str, Any] | None = None,
-    questions: list[dict[str, Any]] | None = None,
-) -> EpisodeState:
-    """The shared final state as step ``i``'s verifier reads it.
-
-    Its text is ``text``; its questions are ``questions`` (step ``i``'s from
-    :func:`step_questions`, made here when not given); its recommendations are ``listed``
-    (the list it owns, or none) when given.
-    """
-    if questions is None:
-        questions = step_questions(state.extra.get("questions", []), i + 1)[i]
-    extra = {**state.extra, "questions": questions}
-    if listed is None:
-        return _replace(state, final_text=text, extra=extra)
-    extra["recommended_facts"] = dict(listed.get("facts", {}))
-    return _replace(
-        state, final_text=text, extra=extra, recommendations=list(listed.get("product_ids", []))
-    )
-
-
 _STATE_FIELDS = tuple(f.name for f in dataclasses.fields(EpisodeState))
 #: Every field of a state at once, in ``__init__`` order (one C call instead of a loop).
 _state_values = operator.attrgetter(*_STATE_FIELDS)
@@ -163,18 +139,14 @@ def _sub_verdict(env: str) -> Callable[[TaskRow, EpisodeState], Verdict]:
     return load_entry_point(f"{module}:verdict")
 
 
-def texts(final: str | None, n: int) -> list[str | None]:
+@lru_cache(maxsize=4096)
+def texts(final: str | None, n: int) -> tuple[str | None, ...]:
     """Each step's text: its own paragraph when there is one per step, else the whole message.
 
     Grading a step on its own paragraph keeps another step's numbers or dates from
     contradicting it; the whole-message fallback is never easier (more text, more conflicts).
+    Remembered: a pure function of the final message, which replays repeat.
     """
-    return list(_texts(final, n))
-
-
-@lru_cache(maxsize=4096)
-def _texts(final: str | None, n: int) -> tuple[str | None, ...]:
-    """:func:`texts`, remembered: a pure function of the final message, which replays repeat."""
     parts = [p for p in _PARAGRAPHS.split(final or "") if p.strip()]
     return tuple(parts) if len(parts) == n else (final,) * n
 
@@ -245,7 +217,7 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
 
 
 def _step_views(state: EpisodeState, plan: _Plan) -> Iterator[EpisodeState]:
-    """Step by step, a view equal to :func:`step_state`'s for that step, as one re-pointed object.
+    """Step by step, the shared final state as each step's verifier reads it, as one re-pointed object.
 
     Each step is graded before the next view is asked for, and verdicts keep nothing of the
     state they read, so one view and one ``extra`` dict are re-pointed from step to step
@@ -254,7 +226,7 @@ def _step_views(state: EpisodeState, plan: _Plan) -> Iterator[EpisodeState]:
     """
     n = len(plan.steps)
     base = state.extra
-    per_step = _texts(state.final_text, n)
+    per_step = texts(state.final_text, n)
     owned = _owned(plan.steps_of, base.get("recommendation_lists", []))
     questions = step_questions(base.get("questions", []), n)
     extra = dict(base)

@@ -219,7 +219,7 @@ def _reference_journey_steps(row, state):
     for i, step in enumerate(steps):
         step_task = sub_task(row, step, i)
         listed = owned.get(i, {}) if step["env"] in journey.RECOMMEND_ENVS else None
-        view = journey.step_state(state, i, per_step[i], listed)
+        view = _reference_step_state(state, i, per_step[i], listed)
         score = verifier_of(step["env"])(step_task, view, [])
         out.append({"env": step["env"], "r_task": score.r_task, "is_correct": score.is_correct})
     return out
@@ -264,7 +264,7 @@ def test_journey_reused_views_equal_step_state(shop, factory, policy):
             owned = journey.owned_lists(steps, state.extra.get("recommendation_lists", []))
             for i, view in enumerate(journey._step_views(state, plan)):
                 listed = owned.get(i, {}) if plan.steps[i].recommends else None
-                ref = journey.step_state(state, i, per_step[i], listed)
+                ref = _reference_step_state(state, i, per_step[i], listed)
                 # The view is re-pointed for the next step: compare it now, field by field.
                 for name in fields:
                     assert getattr(view, name) == getattr(ref, name), (policy, d, k, i, name)
@@ -300,8 +300,24 @@ def test_task_terms_are_the_scores_r_task_and_correctness(r_task, correct, unsho
     assert task_terms(r_task, correct, hall=hall, failed=failed) == expected
 
 
+def _reference_step_state(state, i, text, listed=None):
+    """The shared final state as step ``i``'s verifier reads it, built afresh per step (the plain
+    form ``journey._step_views`` re-points one view to equal): text ``text``, the step's own
+    questions, and its recommendations ``listed`` (the list it owns, or none) when given."""
+    from shopgen.verifiers import journey
+
+    questions = journey.step_questions(state.extra.get("questions", []), i + 1)[i]
+    extra = {**state.extra, "questions": questions}
+    if listed is None:
+        return journey._replace(state, final_text=text, extra=extra)
+    extra["recommended_facts"] = dict(listed.get("facts", {}))
+    return journey._replace(
+        state, final_text=text, extra=extra, recommendations=list(listed.get("product_ids", []))
+    )
+
+
 def _reference_step_questions(questions, i):
-    """step_state's per-step rewrite as it was: one prefix test per answer and step."""
+    """The per-step question rewrite as it was: one prefix test per answer and step."""
     prefix = f"steps.{i}."
     return [
         {
