@@ -119,6 +119,8 @@ def test_unknown_fact_or_topic_is_an_error(engine):
         engine.evaluate("return_window", {"colour": "red"})
     with pytest.raises(ConfigError, match="unknown policy topic"):
         engine.evaluate("returns_window", {})
+    with pytest.raises(ConfigError, match="unknown policy topic"):  # the memo asks the engine
+        engine.memo.evaluate("returns_window", {})
 
 
 def test_explicit_override_beats_a_more_specific_rule(engine):
