@@ -18,17 +18,11 @@ from weakref import WeakKeyDictionary
 from shopgen.env.tools.context import ToolContext
 from shopgen.env.tools.orders import customer_id, line_status, own_order
 from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
-from shopgen.gen.policy import DecisionMemo
 from shopgen.gen.seeding import stable_hash
 from shopgen.schemas.policy import FACT_VALUES
 
 REASONS: tuple[str, ...] = FACT_VALUES["reason"]
 METHODS: tuple[str, ...] = FACT_VALUES["return_method"]
-
-
-def decisions(store: Any) -> DecisionMemo:
-    """The store's remembered policy decisions (its engine's, shared with the generator)."""
-    return store.policy_engine.memo
 
 
 def episode_today(ctx: ToolContext) -> date:
@@ -168,7 +162,7 @@ def assess(
 def _assess_line(
     ctx: ToolContext, order: dict, row: int, line: dict, reason: str
 ) -> dict[str, Any]:
-    memo = decisions(ctx.store)
+    memo = ctx.store.policy_engine.memo  # shared with the generator
     status = line_status(ctx, order["order_id"], line)
     out: dict[str, Any] = {
         "order_id": order["order_id"],

@@ -10,7 +10,6 @@ from world_helpers import check, find_world_picks
 
 from shopgen.env.episode import ShopEnv
 from shopgen.env.tools.policy import PolicyIndex
-from shopgen.env.tools.returns import decisions
 
 
 @pytest.fixture(scope="module")
@@ -313,7 +312,7 @@ def test_memoised_decisions_equal_the_engines(store, tier, condition, reason, me
         "price": price,
         "order_total": price,
     }
-    memo = decisions(store)
+    memo = store.policy_engine.memo
     for topic in (
         "return_window",
         "restocking_fee",
