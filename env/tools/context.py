@@ -123,22 +123,25 @@ class ToolContext:
     def product_stock(self, product_id: str, row: int) -> int:
         """:meth:`stock` of the product at catalog ``row`` (its id's row), without its record.
 
-        The same rules as :meth:`stock` for a product (no variant), reading the catalog's
-        units from the store's column: tools that need a product's stock and a few facts skip
-        the record (tested equal to ``stock(product(product_id))``).
+        Tools that need a product's stock and a few facts skip the record: the catalog's
+        units come from the store's column (tested equal to ``stock(product(product_id))``).
         """
-        if product_id in self.out_of_stock:
-            return 0
-        if product_id in self.stock_overrides:
-            return self.stock_overrides[product_id]
-        return int(self.store.product_array("stock_qty")[row])
+        column = self.store.product_array("stock_qty")
+        return self._units(product_id, product_id, lambda: column[row])
 
     def stock(self, product: dict[str, Any], variant: dict[str, Any] | None = None) -> int:
         """Units available in this episode for a product, or for one of its variants."""
-        pid = product["product_id"]
-        key = variant["variant_id"] if variant is not None else pid
-        if pid in self.out_of_stock or key in self.out_of_stock:
+        key = variant["variant_id"] if variant is not None else product["product_id"]
+        return self._units(product["product_id"], key, lambda: (variant or product)["stock_qty"])
+
+    def _units(self, product_id: str, key: str, catalog: Callable[[], Any]) -> int:
+        """The episode's stock rules for ``key`` (a product or variant id of ``product_id``).
+
+        Out of stock when the product or ``key`` is marked so, else ``key``'s override, else
+        the catalog's units (``catalog()``, read only then).
+        """
+        if product_id in self.out_of_stock or key in self.out_of_stock:
             return 0
         if key in self.stock_overrides:
             return self.stock_overrides[key]
-        return int((variant or product)["stock_qty"])
+        return int(catalog())
