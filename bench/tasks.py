@@ -24,7 +24,8 @@ Each environment is measured in a process of its own (spawned, one at a time), a
 so one environment's figures do not depend on which ran before it (in one shared process an
 environment inherited the earlier ones' card book, encoder memo and heap, which warmed the
 search environments for each other and slowed the later order environments).
-``peak_rss_mb`` is that process's peak resident memory. ``bench tasks_workers`` measures all
+``peak_rss_mb`` is that process's peak resident memory and ``search_memo_hit_rate`` the share of
+its searches the memo answered. ``bench tasks_workers`` measures all
 environments mixed in one run.
 
 Rates are CPU seconds of the measuring process (the shared machines are noisy in wall time),
@@ -142,34 +143,33 @@ def run(quick: bool = False) -> dict:
     size, n, steady_warm = (10_000, 20, 0) if quick else (100_000, 100, STEADY_WARM)
     seconds = 0.0 if quick else MIN_SECONDS
     out: dict[str, float | int | str] = {"d": D, "tasks_per_env": n}
-    hits = misses = 0
+    # Spawned, not forked: a fork of a process that has run other suites can deadlock.
+    spawn = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory() as tmp:
         root = indexed_catalog(tmp, size)
         for name in ENV_NAMES:
-            # Spawned, not forked: a fork of a process that has run other suites can deadlock.
-            spawn = multiprocessing.get_context("spawn")
             with ProcessPoolExecutor(max_workers=1, mp_context=spawn) as pool:
                 job = pool.submit(_measured_alone, root, name, n, steady_warm, seconds)
-                figures, products, memo = job.result()
-            out["catalog_products"] = products
+                figures, out["catalog_products"] = job.result()
             out.update({f"{name}.{key}": value for key, value in figures.items()})
-            hits, misses = hits + memo[0], misses + memo[1]
-    if hits + misses:
-        out["search_memo_hit_rate"] = round(hits / (hits + misses), 3)
     return out
 
 
 def _measured_alone(
     root: str, name: str, n: int, steady_warm: int, seconds: float
-) -> tuple[dict[str, float], int, tuple[int, int]]:
-    """One environment's figures in this (fresh) process, with its catalog size and memo counts."""
+) -> tuple[dict[str, float], int]:
+    """One environment's figures in this (fresh) process, and the catalog's size.
+
+    Besides :func:`_environment`'s: the process's peak RSS and its search memo's hit rate.
+    """
     env = ShopEnv(root)
     factory = TaskFactory(env, seed=0, freeze_heap=True)  # as `shopgen tasks` runs it
     figures = _environment(env, factory, name, n, steady_warm, seconds)
     figures["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     memo = env._shared.search
-    counts = (0, 0) if memo is None else (memo.hits, memo.misses)
-    return figures, env.store.products.height, counts
+    if memo is not None and memo.hits + memo.misses:
+        figures["search_memo_hit_rate"] = round(memo.hits / (memo.hits + memo.misses), 3)
+    return figures, env.store.products.height
 
 
 def _environment(

@@ -211,7 +211,7 @@ class CatalogStore:
 
         What ``product(product_id)[column]`` gives for a plain column, for loops that read
         only a title or a category: a record costs a row decode and a JSON parse, a field a
-        binary search and one Arrow element.
+        row look-up and one Arrow element.
         """
         row = self.product_row(product_id)
         return None if row < 0 else self.product_field_at(row, column)
@@ -431,7 +431,11 @@ class CatalogStore:
         return {}
 
     def _column_once(self, key: tuple[str, str], make: Callable[[], Any]) -> Any:
-        """The whole-column list or array remembered under ``key``, made by ``make`` the first time."""
+        """The whole-column list or array remembered under ``key``, made by ``make`` the first time.
+
+        Every caller gets the same object (tools, generators and the order book index it):
+        read it, never change it.
+        """
         found = self._columns_made.get(key)
         if found is None:
             found = self._columns_made[key] = make()
