@@ -20,11 +20,10 @@ Removing a product or breaking one of its constraints lowers q, so it strictly l
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple
 
 from shopgen.env.state import EpisodeState
-from shopgen.gen.tasks.constraints import Constraints, Preference
+from shopgen.gen.tasks.constraints import Constraints, Preference, dcg, discounts
 from shopgen.verifiers.rows import PerObject
 
 
@@ -33,12 +32,11 @@ class _Goal(NamedTuple):
 
     cons: Constraints
     pref: Preference
-    utilities: dict[tuple, float]  # memo of pref.utility (see _utility), filled as graded
     judged: dict[tuple, tuple[tuple[str, ...], bool, float]]  # memo of _judged, filled as graded
     attr_names: tuple[str, ...]  # the constrained attributes, in the constraints' order
     k: int
     tau: float
-    discounts: tuple[float, ...]  # log2(i + 2) of the first k positions
+    discount: tuple[float, ...]  # constraints.discounts(k): log2(i + 2) of the first k positions
     idcg: float  # the DCG of the ideal list's first k gains (positive)
 
 
@@ -50,8 +48,8 @@ def _parse(goal: dict[str, Any]) -> _Goal:
             raises; a goal without feasible products).
     """
     k = int(goal["k_rec"])
-    discounts = tuple(math.log2(i + 2) for i in range(k))
-    idcg = _dcg([u for _, u, *_ in goal["feasible"][:k]], discounts)
+    by = discounts(k)
+    idcg = dcg([u for _, u, *_ in goal["feasible"][:k]], by)
     if idcg <= 0:
         raise ValueError("ideal DCG must be positive")
     cons = Constraints.from_dict(goal["constraints"])
@@ -59,23 +57,12 @@ def _parse(goal: dict[str, Any]) -> _Goal:
         cons,
         Preference.from_dict(goal["preference"]),
         {},
-        {},
         tuple(cons.attrs),
         k,
         float(goal["ndcg_threshold"]),
-        discounts,
+        by,
         idcg,
     )
-
-
-def _dcg(gains: list[float], discounts: tuple[float, ...]) -> float:
-    """DCG of at most ``len(discounts)`` gains, summed exactly as ``constraints.ndcg`` sums it.
-
-    With the discounts and the ideal DCG made once per goal, a list's nDCG is
-    ``_dcg(gains, discounts) / idcg``: the same floats as ``ndcg(gains, ideal)``, without its
-    logarithms on every call.
-    """
-    return sum(g / d for g, d in zip(gains, discounts, strict=False))
 
 
 #: Per goal object: verifiers get goals from :func:`shopgen.verifiers.rows.decoded` (one
@@ -83,14 +70,8 @@ def _dcg(gains: list[float], discounts: tuple[float, ...]) -> float:
 _parsed = PerObject(_parse)
 
 
-def _utility(pref: Preference, memo: dict[tuple, float], fact: dict[str, Any]) -> float:
-    """``pref.utility(fact)``, remembered on the four facts it reads (NumPy scalars are slow)."""
-    key = (fact["price"], fact["rating"], fact["ship_days"], fact["brand"])
-    hit = memo.get(key)
-    if hit is None:
-        hit = memo[key] = pref.utility(fact)
-    return hit
-
+#: Products judged per goal before its memo starts over (bounded like the other memos).
+JUDGED_LIMIT = 4096
 
 #: How a recommended product without recorded facts is judged: unknown, out of stock, no gain.
 _UNKNOWN: tuple[tuple[str, ...], bool, float] = (("unknown",), False, 0.0)
@@ -118,9 +99,11 @@ def _judged(g: _Goal, pid: str, fact: dict[str, Any]) -> tuple[tuple[str, ...], 
         key += tuple(str(attrs.get(name)) for name in g.attr_names)
     hit = g.judged.get(key)
     if hit is None:
+        if len(g.judged) >= JUDGED_LIMIT:  # a rollout's agents may name any products
+            g.judged.clear()
         broken = g.cons.broken(pid, fact)
         in_stock = fact["stock_qty"] > 0
-        gain = _utility(g.pref, g.utilities, fact) if not broken and in_stock else 0.0
+        gain = g.pref.utility(fact) if not broken and in_stock else 0.0
         hit = g.judged[key] = (tuple(broken), in_stock, gain)
     return hit
 
@@ -149,7 +132,7 @@ def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[
             n_ok += ok
     extra = max(0, len(recs) - k)
     q = max(-1.0, (n_ok - extra) / k)
-    nd = _dcg(head_gains, g.discounts) / g.idcg
+    nd = dcg(head_gains, g.discount) / g.idcg
     r = 2 * (0.5 * q + 0.5 * min(1.0, nd / g.tau)) - 1 - 0.5 * oos / k
     correct = len(recs) == k and n_ok == k and nd >= g.tau
     r_task = 1.0 if correct else max(-1.0, min(r, 0.999))

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -277,11 +277,26 @@ def ndcg(gains: Iterable[float], ideal: Iterable[float]) -> float:
     Raises:
         ValueError: when the ideal DCG is not positive (a goal without feasible products).
     """
-    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
-    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    gains, ideal = list(gains), list(ideal)
+    idcg = dcg(ideal, discounts(len(ideal)))
     if idcg <= 0:
         raise ValueError("ideal DCG must be positive")
-    return dcg / idcg
+    return dcg(gains, discounts(len(gains))) / idcg
+
+
+@lru_cache(maxsize=64)
+def discounts(k: int) -> tuple[float, ...]:
+    """The DCG discounts of the first ``k`` positions, ``log2(i + 2)``."""
+    return tuple(math.log2(i + 2) for i in range(k))
+
+
+def dcg(gains: Sequence[float], by: Sequence[float]) -> float:
+    """DCG of ``gains`` in list order, position i divided by ``by[i]`` (:func:`discounts`).
+
+    Gains past the discounts are not counted. Verifiers keep a goal's discounts and ideal DCG
+    and divide, the same floats as :func:`ndcg`.
+    """
+    return sum(g / d for g, d in zip(gains, by, strict=False))
 
 
 # --- the per-context cache -------------------------------------------------------------------

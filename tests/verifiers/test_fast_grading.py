@@ -10,6 +10,7 @@ Hypothesis draws (unknown, out-of-stock, infeasible, repeated and over-long list
 from __future__ import annotations
 
 import copy
+import math
 from collections import Counter
 
 import pytest
@@ -17,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shopgen.env.state import EpisodeState
-from shopgen.gen.tasks.constraints import Constraints, Preference, ndcg
+from shopgen.gen.tasks.constraints import Constraints, Preference, dcg, ndcg
 from shopgen.verifiers import bundle, ranking
 from shopgen.verifiers.reward import _round6
 
@@ -155,7 +156,29 @@ def test_ranking_ndcg_from_the_goal_equals_ndcg(gains, ideal, k):
             ndcg(head, best)
         return
     parsed = ranking._parse(goal)
-    assert ranking._dcg(head, parsed.discounts) / parsed.idcg == ndcg(head, best)
+    plain = sum(g / math.log2(i + 2) for i, g in enumerate(head)) / sum(
+        g / math.log2(i + 2) for i, g in enumerate(best)
+    )
+    assert dcg(head, parsed.discount) / parsed.idcg == ndcg(head, best) == plain
+
+
+def test_ranking_memo_starts_over_at_its_bound(monkeypatch):
+    """Past JUDGED_LIMIT products a goal's memo starts over, and grades stay the plain ones."""
+    monkeypatch.setattr(ranking, "JUDGED_LIMIT", 1)
+    goal = _ranking_goal(2, None, [])
+    fact = {
+        "category_id": "c1",
+        "price": 19.5,
+        "rating": 4.2,
+        "ship_days": 2,
+        "brand": "Acme",
+        "attributes": {"color": "red"},
+        "stock_qty": 7,
+    }
+    for recs in (["P0", "P2"], ["P2", "P0"], ["P0", "P3"]):
+        episode = _state(recs, {pid: {**fact, "price": 10.0 + len(pid)} for pid in recs})
+        assert ranking.grade(goal, episode) == _ranking_reference(goal, episode)
+        assert len(ranking._parsed(goal).judged) <= 1
 
 
 def _bundle_reference(goal, state):

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from shopgen.env.episode import ShopEnv
 from shopgen.env.verifier import get_verifier
-from shopgen.gen.tasks.constraints import Preference
 from shopgen.policies import play as play_policy
 from shopgen.schemas.task import TaskRow
 from shopgen.taskgen import TaskFactory
@@ -42,30 +41,6 @@ def test_ranking_grade_of_a_remembered_goal_equals_a_fresh_one(shop, factory, en
             first = ranking.grade(shared, state)
             assert ranking.grade(shared, state) == first  # the memo's hit
             assert ranking.grade(copy.deepcopy(shared), state) == first  # a miss: parsed anew
-
-
-@settings(max_examples=60)
-@given(
-    price=st.floats(1, 500),
-    rating=st.floats(1, 5),
-    ship=st.integers(1, 14),
-    brand=st.sampled_from(["Acme", "Northwind", "Zeta"]),
-)
-def test_remembered_utility_equals_the_preference(price, rating, ship, brand):
-    pref = Preference.from_dict(
-        {
-            "weights": {"price": 0.5, "rating": 0.3, "ship_speed": 0.2, "brand_loyalty": 0.1},
-            "brands": ["Acme"],
-            "price_lo": 1.0,
-            "price_hi": 500.0,
-            "ship_lo": 1,
-            "ship_hi": 14,
-        }
-    )
-    fact = {"price": price, "rating": rating, "ship_days": ship, "brand": brand}
-    memo: dict = {}
-    assert ranking._utility(pref, memo, fact) == pref.utility(fact)
-    assert ranking._utility(pref, memo, dict(fact)) == pref.utility(fact)
 
 
 def test_journey_scores_of_a_remembered_row_equal_a_fresh_copy(shop, factory):
