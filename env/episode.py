@@ -49,6 +49,8 @@ from shopgen.schemas.task import TaskRow
 _TOOLS_CACHE_LIMIT = 256
 #: Validated task rows remembered per catalog (by object identity; see ``_Shared.prepare``).
 _PREPARED_LIMIT = 4096
+#: Distinct episode texts whose decoding and stock rules are remembered (``_episode_rules``).
+_EPISODE_TEXTS_LIMIT = 4096
 
 
 class EpisodeError(ShopgenError, RuntimeError):
@@ -182,7 +184,7 @@ def _prepare(task: dict[str, Any] | TaskRow, store: CatalogStore) -> _Prepared:
     )
 
 
-@lru_cache(maxsize=_PREPARED_LIMIT)
+@lru_cache(maxsize=_EPISODE_TEXTS_LIMIT)
 def _episode_rules(text: str) -> tuple[Any, Any]:
     """An episode's JSON decoded and its :func:`stock_rules`; (None, None) for a non-object.
 
