@@ -320,7 +320,12 @@ class ShopEnv:
                 content = self._fail(turn, item.name, "parse", item.message)
             else:
                 content, _ = invoke(
-                    ctx, item.name, item.arguments, self._offered, loose=item.loose, shared=True
+                    ctx,
+                    item.name,
+                    item.arguments,
+                    self._offered,
+                    loose=item.loose,
+                    shared=parsed.shared,
                 )
             results.append(
                 {

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from shopgen.gen.store import BoundedCache
@@ -67,10 +67,16 @@ class ParseIssue:
 
 @dataclass(frozen=True, slots=True)
 class ParsedMessage:
-    """An assistant message split into visible text and calls, in the order written."""
+    """An assistant message split into visible text and calls, in the order written.
+
+    ``shared`` marks a parse :func:`parse_shared` remembers: every message with the same
+    text gets this object, its argument dicts included, so the runtime may remember what it
+    derives from them by identity (``registry.invoke``'s ``shared``).
+    """
 
     content: str
     items: tuple[ToolCall | ParseIssue, ...] = field(default_factory=tuple)
+    shared: bool = field(default=False, compare=False)
 
     @property
     def calls_attempted(self) -> bool:
@@ -120,12 +126,16 @@ def parse_shared(message: object) -> ParsedMessage:
             return _parse_openai(message, read_text=_shared_text)
         if len(key) == 1:
             return _shared_text(key[0])
-        return _SHARED_MESSAGES.remember(key, lambda: _parse_openai(message))
+        return _SHARED_MESSAGES.remember(key, lambda: _remembered(_parse_openai(message)))
     return parse_assistant(message)
 
 
 def _shared_text(text: str) -> ParsedMessage:
-    return _SHARED_TEXTS.remember(text, lambda: parse_text(text))
+    return _SHARED_TEXTS.remember(text, lambda: _remembered(parse_text(text)))
+
+
+def _remembered(parsed: ParsedMessage) -> ParsedMessage:
+    return replace(parsed, shared=True)
 
 
 def _message_key(message: dict[str, Any]) -> tuple[Any, ...] | None:
@@ -210,8 +220,7 @@ def _call_from_object(value: object, call_id: str | None) -> ToolCall | ParseIss
 
 
 def _with_arguments(name: str, arguments: object, call_id: str | None) -> ToolCall | ParseIssue:
-    decoded = isinstance(arguments, str)
-    if decoded:
+    if isinstance(arguments, str):
         if not arguments.strip():
             arguments = {}
         else:
@@ -225,9 +234,7 @@ def _with_arguments(name: str, arguments: object, call_id: str | None) -> ToolCa
         arguments = {}
     if not isinstance(arguments, dict):
         return ParseIssue("arguments must be a JSON object", name, call_id)
-    # A dict handed over as it is is copied: a parse owns its arguments (the runtime remembers
-    # their validation by identity, ``registry.invoke``'s ``shared``) while callers reuse theirs.
-    return ToolCall(name, arguments if decoded else dict(arguments), call_id)
+    return ToolCall(name, arguments, call_id)
 
 
 def _parse_function_block(body: str) -> ToolCall | ParseIssue:

@@ -398,8 +398,8 @@ def invoke(
         arguments: its arguments (from :mod:`shopgen.env.parsing`).
         offered: the tool names this episode offers.
         loose: argument values are raw text still to convert (the ``<parameter=…>`` format).
-        shared: ``arguments`` belongs to a shared parse and is never changed
-            (:func:`~shopgen.env.parsing.parse_shared`'s contract), so its validated form is
+        shared: ``arguments`` belongs to a remembered parse (``ParsedMessage.shared``), never
+            changed (:func:`~shopgen.env.parsing.parse_shared`'s contract), so its validated form is
             remembered (:func:`_validated`) and shared as well: tools never change their
             arguments, and ``state.tool_calls`` is a record, read and never changed.
 

@@ -1,5 +1,7 @@
 """Caches added for speed keep behaviour identical (issue #6 §5), and world lookups are exact."""
 
+import json
+
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -244,6 +246,30 @@ def test_arguments_handed_over_as_a_dict_are_read_anew_each_step(store, env, pic
     second, _, _, _ = env.step(message)
     assert result(first)["product_id"] == picks["plain"]
     assert result(second)["error"] == "not_found"
+
+
+def test_only_remembered_parses_have_their_validation_remembered(store, env, picks):
+    """A dict of arguments the caller owns is validated each step and never held by the memo."""
+    from shopgen.env.parsing import parse_shared
+    from shopgen.env.tools.registry import _VALIDATED
+
+    def message(arguments):
+        call = {"name": "catalog_get_product", "arguments": arguments}
+        return {"role": "assistant", "content": "", "tool_calls": [{"function": call}]}
+
+    as_dict = message({"product_id": picks["plain"]})
+    as_text = message(json.dumps({"product_id": picks["plain"]}))
+    assert not parse_shared(as_dict).shared
+    assert parse_shared(as_text).shared
+    assert parse_shared(as_text) is parse_shared(as_text)
+    row = make_row(store)
+    env.reset(row)
+    held = set(_VALIDATED.data)
+    env.step(as_dict)
+    assert set(_VALIDATED.data) == held
+    env.reset(row)
+    env.step(as_text)
+    assert id(parse_shared(as_text).items[0].arguments) in _VALIDATED.data
 
 
 def test_memoised_catalog_reads_show_each_episodes_own_stock(store, picks):
