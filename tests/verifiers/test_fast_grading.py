@@ -118,18 +118,22 @@ def test_ranking_grade_equals_the_plain_grade(lists, k, price_max, exclude):
         assert ranking.grade(goal, again) == _ranking_reference(goal, again)
 
 
+#: One recorded product's facts (in stock, within every constraint the goals here set).
+_FACT = {
+    "category_id": "c1",
+    "price": 19.5,
+    "rating": 4.2,
+    "ship_days": 2,
+    "brand": "Acme",
+    "attributes": {"color": "red"},
+    "stock_qty": 7,
+}
+
+
 def test_ranking_judges_each_product_on_its_own_id_and_facts():
     """Equal facts under an excluded id, or one fact changed, are judged anew."""
     goal = _ranking_goal(2, 20.0, ["P1"])
-    fact = {
-        "category_id": "c1",
-        "price": 19.5,
-        "rating": 4.2,
-        "ship_days": 2,
-        "brand": "Acme",
-        "attributes": {"color": "red"},
-        "stock_qty": 7,
-    }
+    fact = _FACT
     for recs, facts in (
         (["P0", "P1"], {"P0": fact, "P1": dict(fact)}),  # P1 is excluded, same facts
         (["P0", "P2"], {"P0": {**fact, "price": 75.25}, "P2": fact}),  # P0 over the price
@@ -166,17 +170,8 @@ def test_ranking_memo_starts_over_at_its_bound(monkeypatch):
     """Past JUDGED_LIMIT products a goal's memo starts over, and grades stay the plain ones."""
     monkeypatch.setattr(ranking, "JUDGED_LIMIT", 1)
     goal = _ranking_goal(2, None, [])
-    fact = {
-        "category_id": "c1",
-        "price": 19.5,
-        "rating": 4.2,
-        "ship_days": 2,
-        "brand": "Acme",
-        "attributes": {"color": "red"},
-        "stock_qty": 7,
-    }
     for recs in (["P0", "P2"], ["P2", "P0"], ["P0", "P3"]):
-        episode = _state(recs, {pid: {**fact, "price": 10.0 + len(pid)} for pid in recs})
+        episode = _state(recs, {pid: _FACT for pid in recs})
         assert ranking.grade(goal, episode) == _ranking_reference(goal, episode)
         assert len(ranking._parsed(goal).judged) <= 1
 
