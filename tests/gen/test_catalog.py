@@ -24,11 +24,6 @@ def plan():
     return compile_plan(0)
 
 
-@pytest.fixture(scope="module")
-def store(catalog_dir):
-    return CatalogStore(catalog_dir)
-
-
 def test_prefix_of_a_bigger_catalog_is_the_smaller_catalog(plan):
     small, small_v = generate_rows(plan, 0, 2_000)
     big, big_v = generate_rows(plan, 0, 2 * BLOCK + 500)

@@ -16,20 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shopgen.gen.policy import PolicyEngine
-from shopgen.gen.store import CatalogStore
 from shopgen.gen.tasks import returns
-from shopgen.gen.tasks.base import GenContext
 from shopgen.schemas.policy import FACT_VALUES, FACTS, Clause, Ref
-
-
-@pytest.fixture(scope="module")
-def store(catalog_dir) -> CatalogStore:
-    return CatalogStore(catalog_dir)
-
-
-@pytest.fixture(scope="module")
-def ctx(store) -> GenContext:
-    return GenContext(store, seed=0)
 
 
 @pytest.fixture(scope="module")

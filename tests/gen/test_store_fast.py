@@ -21,16 +21,6 @@ from shopgen.gen.tasks.base import GenContext, Redraw, nouns_in_titles, pick
 from shopgen.gen.tasks.order_hints import listed_nouns
 
 
-@pytest.fixture(scope="module")
-def store(catalog_dir) -> CatalogStore:
-    return CatalogStore(catalog_dir)
-
-
-@pytest.fixture(scope="module")
-def ctx(store) -> GenContext:
-    return GenContext(store, seed=0)
-
-
 def test_id_index_finds_every_id_and_nothing_else(store):
     ids = store.products["product_id"]
     index = IdIndex(ids)
