@@ -19,7 +19,6 @@ from typing import Any, TypeVar
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from shopgen.gen.policy import PolicyEngine
 from shopgen.gen.slots import Slot
@@ -106,34 +105,32 @@ class GenContext:
         memo = self._order_items
         items = memo.get(order_id)
         if items is None:
-            titles, nouns = self._line_items
             rows = self.store.line_rows(order_id)
-            at, n = rows.start, len(rows)
-            items = tuple(
-                zip(titles.slice(at, n).to_pylist(), nouns.slice(at, n).to_pylist(), strict=True)
-            )
+            at = slice(rows.start, rows.stop)
+            items = tuple(zip(self.line_titles[at], self.line_nouns[at], strict=True))
             memo[order_id] = items
         return items
 
     @property
-    def line_titles(self) -> pa.Array:
-        """Every order line's product title, row-aligned with the store's ``line_table``."""
-        return self._line_items[0]
+    def line_titles(self) -> list[str | None]:
+        """Every order line's product title, row-aligned with the store's ``line_table``.
 
-    @property
-    def line_nouns(self) -> pa.Array:
-        """:meth:`noun_in_title` of every order line's title, aligned as :attr:`line_titles`."""
-        return self._line_items[1]
+        The store's own list (``line_product_list``), which its order tools read too: one copy.
+        """
+        return self.store.line_product_list("title")
 
     @cached_property
-    def _line_items(self) -> tuple[pa.Array, pa.Array]:
-        lines = self.store.line_table.select("product_id")
-        held = self.store.products.select("product_id", "title").join(
-            lines.unique(), on="product_id", how="semi"
-        )
-        held = held.with_columns(noun=nouns_in_titles(held["title"], self._nouns_longest_first))
-        items = lines.join(held, on="product_id", how="left", maintain_order="left")
-        return items["title"].rechunk().to_arrow(), items["noun"].rechunk().to_arrow()
+    def line_nouns(self) -> list[str | None]:
+        """:meth:`noun_in_title` of every order line's title, aligned as :attr:`line_titles`.
+
+        Found once per distinct title (lines repeat products), so lines of one title share
+        one noun object.
+        """
+        titles = self.line_titles
+        distinct = list(dict.fromkeys(titles))
+        found = nouns_in_titles(pl.Series(distinct, dtype=pl.String), self._nouns_longest_first)
+        noun_of = dict(zip(distinct, found.to_list(), strict=True))
+        return [noun_of[t] for t in titles]
 
     def noun_in_title(self, title: str) -> str | None:
         """The longest taxonomy noun a title contains, lowercased (what a customer calls it).

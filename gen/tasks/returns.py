@@ -356,7 +356,7 @@ def _build_order_book(ctx: GenContext) -> _OrderBook:
         line_quantities=ctx.store.line_list("quantity"),
         line_categories=ctx.store.line_product_list("category_id"),
         line_titles=_lowered(ctx.store.line_product_list("title")),
-        line_nouns=_shared(ctx.line_nouns.to_pylist()),
+        line_nouns=ctx.line_nouns,
     )
 
 
@@ -367,12 +367,6 @@ def _lowered(titles: list[str | None]) -> list[str]:
         if title not in low:
             low[title] = "" if title is None else title.lower()
     return [low[t] for t in titles]
-
-
-def _shared(column: list[Any]) -> list[Any]:
-    """``column`` with one object per distinct value (lines repeat products: less memory)."""
-    shared: dict[Any, Any] = {}
-    return [shared.setdefault(v, v) for v in column]
 
 
 def _clashing_line(

@@ -230,7 +230,7 @@ def _shared_table(ctx: GenContext, visible_n: int) -> _Shared:
 
 
 def _build_shared_table(ctx: GenContext, visible_n: int) -> _Shared:
-    titles, nouns = ctx.line_titles.to_pylist(), ctx.line_nouns.to_pylist()
+    titles, nouns = ctx.line_titles, ctx.line_nouns
     listed = [
         n is not None and n in t[:LISTED_CHARS].lower() for t, n in zip(titles, nouns, strict=True)
     ]

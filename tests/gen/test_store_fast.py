@@ -106,6 +106,14 @@ def test_order_items_equal_records_and_the_noun_scan(ctx, store):
         assert ctx.order_items(oid) == tuple((t, ctx.noun_in_title(t)) for t in titles)
 
 
+def test_line_titles_and_nouns_are_the_store_titles_and_the_noun_scan(ctx, store):
+    """The generators read the store's own title list (one copy) and its per-title nouns."""
+    assert ctx.line_titles is store.line_product_list("title")
+    assert len(ctx.line_nouns) == store.line_table.height
+    for title, noun in zip(ctx.line_titles[::7], ctx.line_nouns[::7], strict=True):
+        assert noun == (None if title is None else ctx.noun_in_title(title))
+
+
 def test_nouns_in_titles_equals_noun_in_title_on_catalog_titles(ctx, store):
     titles = store.products["title"]
     assert nouns_in_titles(titles, ctx._nouns_longest_first).to_list() == [
