@@ -8,10 +8,10 @@ sets, integrity checks) go to DuckDB over the Parquet files, which never loads a
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 import numpy as np
@@ -21,6 +21,8 @@ import pyarrow as pa
 from shopgen.gen.dataset import is_parquet, read_manifest, table_files
 from shopgen.schemas.errors import DatasetError
 from shopgen.schemas.manifest import Manifest
+
+T = TypeVar("T")
 
 
 class IdIndex:
@@ -123,6 +125,35 @@ def _shared_list(column: pl.Series) -> list[Any]:
         return values
     shared: dict[Any, Any] = {}
     return [shared.setdefault(v, v) for v in values]
+
+
+# What CatalogStore.derived makes (module-level functions: each is its own memo key).
+
+
+def _product_array(store: CatalogStore, column: str) -> np.ndarray:
+    return store.products[column].to_numpy()
+
+
+def _product_list(store: CatalogStore, column: str) -> list[Any]:
+    return _shared_list(store.products[column])
+
+
+def _order_list(store: CatalogStore, column: str) -> list[Any]:
+    return _shared_list(store.order_table[column])
+
+
+def _line_list(store: CatalogStore, column: str) -> list[Any]:
+    return _shared_list(store.line_table[column])
+
+
+def _line_product_list(store: CatalogStore, column: str) -> list[Any]:
+    fields = store.products.select("product_id", column).unique(
+        "product_id", keep="first", maintain_order=True
+    )
+    joined = store.line_table.select("product_id").join(
+        fields, on="product_id", how="left", maintain_order="left"
+    )
+    return _shared_list(joined[column])
 
 
 class CatalogStore:
@@ -229,7 +260,7 @@ class CatalogStore:
         misses), and the column costs its raw width per product (a Python list of floats
         would cost four times that).
         """
-        return self._column_once(("product_array", column), self.products[column].to_numpy)
+        return self.derived(_product_array, column)
 
     def product_list(self, column: str) -> list[Any]:
         """A string column of :attr:`products` as a Python list, made once (see :meth:`line_list`).
@@ -238,7 +269,7 @@ class CatalogStore:
         each: 8 bytes a product. Per-product texts (titles, attribute JSON) would cost their
         whole text per product: read those with :meth:`product_field`.
         """
-        return self._column_once(("product", column), lambda: _shared_list(self.products[column]))
+        return self.derived(_product_list, column)
 
     def variant_field(self, variant_id: str, column: str) -> Any:
         """One column of one variant (None for an unknown id): :meth:`product_field`'s twin.
@@ -427,18 +458,21 @@ class CatalogStore:
         )
 
     @cached_property
-    def _columns_made(self) -> dict[tuple[str, str], Any]:
+    def _derived(self) -> dict[tuple[Any, ...], Any]:
         return {}
 
-    def _column_once(self, key: tuple[str, str], make: Callable[[], Any]) -> Any:
-        """The whole-column list or array remembered under ``key``, made by ``make`` the first time.
+    def derived(self, make: Callable[..., T], *args: Hashable) -> T:
+        """``make(self, *args)``, made the first time and then shared for the store's lifetime.
 
-        Every caller gets the same object (tools, generators and the order book index it):
-        read it, never change it.
+        For what tools and generators derive from the whole catalog once (a column as a list,
+        a customer's tier map, the policy index): it lives and goes with the store, and every
+        caller gets the same object, so read it, never change it. Keyed by ``make`` itself, so
+        two modules never collide.
         """
-        found = self._columns_made.get(key)
+        key = (make, *args)
+        found = self._derived.get(key)
         if found is None:
-            found = self._columns_made[key] = make()
+            found = self._derived[key] = make(self, *args)
         return found
 
     def order_rows_of(self, user_id: str) -> range:
@@ -449,7 +483,7 @@ class CatalogStore:
 
     def order_list(self, column: str) -> list[Any]:
         """A column of :attr:`order_table` as a Python list, made once (see :meth:`line_list`)."""
-        return self._column_once(("order", column), lambda: _shared_list(self._orders[column]))
+        return self.derived(_order_list, column)
 
     def line_list(self, column: str) -> list[Any]:
         """A column of :attr:`line_table` as a Python list (row-aligned), made once per store.
@@ -460,7 +494,7 @@ class CatalogStore:
         misses). Equal strings share one object (lines repeat products), so a column costs
         8 bytes a line plus its distinct values.
         """
-        return self._column_once(("line", column), lambda: _shared_list(self._lines[column]))
+        return self.derived(_line_list, column)
 
     def line_product_list(self, column: str) -> list[Any]:
         """``product_field(product_id, column)`` of every line's product, as :meth:`line_list`.
@@ -468,17 +502,7 @@ class CatalogStore:
         A product id found twice reads as its first row there (the id index's stable sort), so
         the join keeps the first; a product the catalog lacks reads as None.
         """
-
-        def make() -> list[Any]:
-            fields = self.products.select("product_id", column).unique(
-                "product_id", keep="first", maintain_order=True
-            )
-            joined = self._lines.select("product_id").join(
-                fields, on="product_id", how="left", maintain_order="left"
-            )
-            return _shared_list(joined[column])
-
-        return self._column_once(("line_product", column), make)
+        return self.derived(_line_product_list, column)
 
     def visits_of(self, user_id: str) -> list[dict[str, Any]]:
         """A customer's visit events, oldest first (empty for an unknown id); O(log n)."""

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from shopgen.env.tools.context import ToolContext
 from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
 
 #: Characters of a product title an order listing shows.
 TITLE_CHARS = 60
-
-_LISTED: WeakKeyDictionary = WeakKeyDictionary()
 
 
 def customer_id(ctx: ToolContext) -> str:
@@ -65,22 +62,23 @@ def _day(value: datetime | date | None) -> str | None:
 def listed_titles(store: Any) -> list[str]:
     """Every order line's product title as listings show it, row-aligned with ``line_table``.
 
-    Made once per store from the store's line columns (every listing and details result
-    shows one per line; a product look-up per line cost ~20 µs). A product the catalog lacks
-    shows its id.
+    Made once per store (``store.derived``) from the store's line columns (every listing and
+    details result shows one per line; a product look-up per line cost ~20 µs). A product the
+    catalog lacks shows its id.
     """
-    found = _LISTED.get(store)
-    if found is None:
-        cut: dict[str, str] = {}  # lines repeat products: each title is cut once
-        found = []
-        for title, product_id in zip(
-            store.line_product_list("title"), store.line_list("product_id"), strict=True
-        ):
-            shown = product_id if title is None else title
-            if shown not in cut:
-                cut[shown] = _cut(shown)
-            found.append(cut[shown])
-        _LISTED[store] = found
+    return store.derived(_listed_titles)
+
+
+def _listed_titles(store: Any) -> list[str]:
+    cut: dict[str, str] = {}  # lines repeat products: each title is cut once
+    found = []
+    for title, product_id in zip(
+        store.line_product_list("title"), store.line_list("product_id"), strict=True
+    ):
+        shown = product_id if title is None else title
+        if shown not in cut:
+            cut[shown] = _cut(shown)
+        found.append(cut[shown])
     return found
 
 

@@ -12,7 +12,6 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from shopgen.env.tools.context import ToolContext
 from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
@@ -75,16 +74,13 @@ class PolicyIndex:
         return [(-s, p) for s, _, p in scored[:k]]
 
 
-_INDEXES: WeakKeyDictionary = WeakKeyDictionary()
-
-
 def policy_index(store: Any) -> PolicyIndex:
     """The store's policy index, built on first use and kept as long as the store lives."""
-    index = _INDEXES.get(store)
-    if index is None:
-        index = PolicyIndex(store.policy_engine.render_text())
-        _INDEXES[store] = index
-    return index
+    return store.derived(_build_policy_index)
+
+
+def _build_policy_index(store: Any) -> PolicyIndex:
+    return PolicyIndex(store.policy_engine.render_text())
 
 
 @tool("read")

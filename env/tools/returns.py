@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from shopgen.env.tools.context import ToolContext
 from shopgen.env.tools.orders import customer_id, line_status, own_order
@@ -59,14 +58,11 @@ def _line(
 
 def _tiers(store: Any) -> dict[str, str]:
     """Customer → membership tier, read once per store (a return check reads only the tier)."""
-    found = _TIERS.get(store)
-    if found is None:
-        users = store.read("users", columns=["user_id", "tier"])
-        found = _TIERS[store] = dict(users.iter_rows())
-    return found
+    return store.derived(_read_tiers)
 
 
-_TIERS: WeakKeyDictionary = WeakKeyDictionary()
+def _read_tiers(store: Any) -> dict[str, str]:
+    return dict(store.read("users", columns=["user_id", "tier"]).iter_rows())
 
 
 def _facts(ctx: ToolContext, order: dict, row: int, line: dict, reason: str) -> dict[str, Any]:

@@ -57,6 +57,25 @@ def test_line_columns_and_rows_equal_the_records(store):
             assert store.line_table.slice(rows.start, len(rows)).to_dicts() == lines
 
 
+def test_derived_is_made_once_per_maker_and_arguments(store):
+    made = []
+
+    def listed(s, n):
+        made.append(("listed", n))
+        return [s.catalog_id] * n
+
+    def other(s, n):
+        made.append(("other", n))
+        return [n]
+
+    first = store.derived(listed, 2)
+    assert store.derived(listed, 2) is first
+    assert first == [store.catalog_id] * 2
+    assert store.derived(listed, 3) == [store.catalog_id] * 3
+    assert store.derived(other, 2) == [2]  # another maker never reads listed's value
+    assert made == [("listed", 2), ("listed", 3), ("other", 2)]
+
+
 def test_line_lists_are_the_line_records(store):
     """line_list and line_product_list read what lines_of and product_field give, per line."""
     columns = ("product_id", "quantity", "unit_price", "status", "variant_id")
