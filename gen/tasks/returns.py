@@ -66,6 +66,7 @@ from shopgen.gen.slots import Slot, make_slot
 from shopgen.gen.switches import apply_switch, plan_switch
 from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, chunked, per_root, pick
 from shopgen.gen.tasks.order_hints import DETAIL_KINDS, order_hint
+from shopgen.schemas.errors import DatasetError
 from shopgen.schemas.task import TaskRow
 
 #: How a customer says each reason code.
@@ -498,7 +499,12 @@ def _exchange_options(
     if line["variant_id"] is None:
         return None
     variants = ctx.store.variants_of(line["product_id"])
-    current = next(v for v in variants if v["variant_id"] == line["variant_id"])
+    current = next((v for v in variants if v["variant_id"] == line["variant_id"]), None)
+    if current is None:
+        raise DatasetError(
+            f"{ctx.store.root}: order line {line['order_id']}#{line['line_no']} names variant "
+            f"{line['variant_id']}, which product {line['product_id']} does not have"
+        )
     axes = sorted(current["attributes"])
     rng.shuffle(axes)
     for axis in axes:

@@ -11,12 +11,14 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shopgen.gen.policy import PolicyEngine
 from shopgen.gen.tasks import returns
+from shopgen.schemas.errors import DatasetError
 from shopgen.schemas.policy import FACT_VALUES, FACTS, Clause, Ref
 
 
@@ -198,3 +200,18 @@ def test_with_values_recompiles(engine):
     facts = {"category": "__none__", "department": "__none__", "tags": []}
     assert changed.evaluate("return_window", facts).value == 99.0
     assert engine.evaluate("return_window", facts).value == engine.values[rid]
+
+
+def test_an_exchange_of_a_variant_the_product_lacks_is_a_dataset_error(ctx, store):
+    """A line naming a variant its product lacks is a broken catalog, said in one line."""
+    line = next(
+        ln
+        for oid in store.order_table["order_id"].to_list()
+        for ln in store.lines_of(oid)
+        if ln["variant_id"] is not None
+    )
+    rng = np.random.default_rng(0)
+    returns._exchange_options(ctx, line, rng)  # the line as stored: no error
+    broken = {**line, "variant_id": "V-NO-SUCH"}
+    with pytest.raises(DatasetError, match=f"{line['order_id']}#{line['line_no']} names variant"):
+        returns._exchange_options(ctx, broken, rng)
