@@ -323,15 +323,18 @@ class CardBook:
     @property
     def columns(self) -> _CardColumns:
         """The catalog's card columns, read on first use."""
-        if self._columns is None:
-            self._columns = _CardColumns(self._products())
-            self._slots = [None] * len(self._columns.records)
+        return self._open() if self._columns is None else self._columns
+
+    def _open(self) -> _CardColumns:
+        """Read the card columns and make one empty slot per catalog row."""
+        self._columns = _CardColumns(self._products())
+        self._slots = [None] * len(self._columns.records)
         return self._columns
 
     def _cards(self, rows: list[int]) -> list[tuple[str, str, int]]:
         """The book's entries for ``rows`` in order, building those not in it yet."""
         if self._columns is None:
-            self.columns  # noqa: B018  (reads the columns and sizes the slots)
+            self._open()
         got = [self._slots[r] for r in rows]
         if None in got:
             self._build(rows)
