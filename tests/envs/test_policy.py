@@ -9,7 +9,7 @@ import pytest
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.policy import Decision, format_value
 from shopgen.schemas.errors import ShopgenError
-from shopgen.taskgen import TaskFactory
+from shopgen.taskgen import TaskFactory, assistant_message
 from shopgen.verifiers.policy import answer_right
 from shopgen.verifiers.replay import play
 
@@ -29,16 +29,6 @@ def factory(env) -> TaskFactory:
 @pytest.fixture(scope="module")
 def tasks(factory):
     return [factory.make("policy", d, k) for d in D_ALL for k in range(4)]
-
-
-def _msg(content=None, calls=()):
-    msg = {"role": "assistant", "content": content or ""}
-    if calls:
-        msg["tool_calls"] = [
-            {"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-            for i, (n, a) in enumerate(calls)
-        ]
-    return msg
 
 
 def test_bad_input_rejected(factory):
@@ -134,12 +124,12 @@ def test_degenerate_policies_never_correct(env, tasks):
     rewards = []
     for g in tasks:
         goal = g.row.decoded("goal")
-        search = _msg(calls=[("policy_search", {"query": goal["topic"]})])
+        search = assistant_message(0, [("policy_search", {"query": goal["topic"]})])
         policies = {
-            "nothing": [_msg("")],
-            "one_turn": [_msg("Yes. You have 30 days.")],
-            "every_number": [search, _msg(_plausible(goal))],
-            "ask_forever": [_msg(calls=[("ask_user", {"question": "Anything else?"})])]
+            "nothing": [assistant_message(0, "")],
+            "one_turn": [assistant_message(0, "Yes. You have 30 days.")],
+            "every_number": [search, assistant_message(0, _plausible(goal))],
+            "ask_forever": [assistant_message(0, [("ask_user", {"question": "Anything else?"})])]
             * (g.row.axis("T_max") + 1),
         }
         for name, messages in policies.items():
@@ -156,7 +146,7 @@ def test_answer_without_asking_is_not_correct(env, factory):
     for k in range(6):
         row = f.make("policy", 6, k).row
         goal = row.decoded("goal")
-        search = _msg(calls=[("policy_search", {"query": goal["topic"]})])
+        search = assistant_message(0, [("policy_search", {"query": goal["topic"]})])
         oracle = json.loads(row.oracle)
         score, _ = play(env, row, [search, oracle[-1]])
         assert not score.is_correct

@@ -8,7 +8,7 @@ import pytest
 
 from shopgen.env.episode import ShopEnv
 from shopgen.schemas.errors import ShopgenError
-from shopgen.taskgen import TaskFactory
+from shopgen.taskgen import TaskFactory, assistant_message
 from shopgen.verifiers.replay import play
 
 D_ALL = range(13)
@@ -27,16 +27,6 @@ def factory(env) -> TaskFactory:
 @pytest.fixture(scope="module")
 def tasks(factory):
     return [factory.make("returns", d, k) for d in D_ALL for k in range(3)]
-
-
-def _msg(content=None, calls=()):
-    msg = {"role": "assistant", "content": content or ""}
-    if calls:
-        msg["tool_calls"] = [
-            {"id": f"c{i}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
-            for i, (n, a) in enumerate(calls)
-        ]
-    return msg
 
 
 def test_bad_input_rejected(factory):
@@ -67,8 +57,9 @@ def test_goal_matches_the_tools_and_visible_orders(env, tasks):
         assert goal["order_id"] in episode["order_ids"]  # the peer's bug: invisible orders
         env.reset(g.row)
         _, _, _, _ = env.step(
-            _msg(
-                calls=[
+            assistant_message(
+                0,
+                [
                     (
                         "return_check_eligibility",
                         {
@@ -78,7 +69,7 @@ def test_goal_matches_the_tools_and_visible_orders(env, tasks):
                             **({"variant_id": goal["variant_id"]} if goal["variant_id"] else {}),
                         },
                     )
-                ]
+                ],
             )
         )
         ((_, name, _),) = env.state.tool_calls
@@ -99,7 +90,7 @@ def test_eligibility_by_independent_check(env, tasks):
         args["reason"] = goal["reason"]
         if goal["variant_id"]:
             args["variant_id"] = goal["variant_id"]
-        obs, _, _, _ = env.step(_msg(calls=[("return_check_eligibility", args)]))
+        obs, _, _, _ = env.step(assistant_message(0, [("return_check_eligibility", args)]))
         info = json.loads(obs["messages"][0]["content"])
         assert info["eligible"] == goal["eligible"]
         assert info["days_since_delivery"] == goal["days_since_delivery"]
@@ -137,33 +128,37 @@ def test_edge_days_grow_with_d(tasks):
 
 def _degenerate(goal, row):
     oid = goal["order_id"]
-    yield "nothing", [_msg("")]
-    yield "one_turn", [_msg("Your return is started.")]
+    yield "nothing", [assistant_message(0, "")]
+    yield "one_turn", [assistant_message(0, "Your return is started.")]
     yield (
         "every_reason",
         [
-            _msg(
-                calls=[
+            assistant_message(
+                0,
+                [
                     (
                         "return_check_eligibility",
                         {"order_id": oid, "product_id": goal["product_id"]},
                     )
-                ]
+                ],
             ),
-            _msg(
-                "Not eligible: the window has passed, it is final sale, perishable, personalised and hygiene."
+            assistant_message(
+                0,
+                "Not eligible: the window has passed, it is final sale, perishable, personalised and hygiene.",
             ),
         ],
     )
     yield (
         "ask_forever",
-        [_msg(calls=[("ask_user", {"question": "Anything else?"})])] * (row.axis("T_max") + 1),
+        [assistant_message(0, [("ask_user", {"question": "Anything else?"})])]
+        * (row.axis("T_max") + 1),
     )
     yield (
         "made_up",
         [
-            _msg(
-                calls=[
+            assistant_message(
+                0,
+                [
                     (
                         "return_start",
                         {
@@ -173,9 +168,9 @@ def _degenerate(goal, row):
                             "method": "mail",
                         },
                     )
-                ]
+                ],
             ),
-            _msg("Done."),
+            assistant_message(0, "Done."),
         ],
     )
 
@@ -220,8 +215,8 @@ def test_return_everything_is_wrong(env, tasks):
         others = [c for c in calls if c[1]["product_id"] != goal["product_id"]]
         if not others or len(oracle) + 1 > g.row.axis("T_max"):
             continue
-        extra = _msg(calls=others[: g.row.axis("B_tool")])
-        score, state = play(env, g.row, [*oracle[:-1], extra, _msg("done")])
+        extra = assistant_message(0, others[: g.row.axis("B_tool")])
+        score, state = play(env, g.row, [*oracle[:-1], extra, assistant_message(0, "done")])
         n_started = len(state.extra.get("returns", [])) + len(state.extra.get("exchanges", []))
         assert n_started >= 1
         assert n_started == 1 or not score.is_correct
