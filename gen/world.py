@@ -35,7 +35,7 @@ METHODS = ("standard", "expedited", "two_day", "next_day")
 CARRIERS = ("UPS", "USPS", "FedEx", "OnTrac")
 _TRACKING_PREFIX = ("1Z", "94", "7", "C")
 _DAY = 86400
-#: Order statuses in lifecycle order (their codes in :func:`_block_history`).
+#: Order statuses in lifecycle order (their codes in :func:`_fulfil`).
 ORDER_STATUSES = ("cancelled", "placed", "processing", "shipped", "in_transit", "delivered")
 
 
@@ -208,90 +208,217 @@ def generate_history(
     return tuple(pl.concat([p[i] for p in parts]) for i in range(3))
 
 
-def _block_history(seed, block, users, sel, user_ids, ctx, engine, today):
+def _block_history(
+    seed: int,
+    block: int,
+    users: UserDraws,
+    sel: np.ndarray,
+    user_ids: pl.Series,
+    ctx: ProductContext,
+    engine: PolicyEngine,
+    today: date,
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """One user block's orders, order lines and visits.
+
+    The steps share the block's one stream, and the sequence of their draws is part of the
+    data format: a step may not move, nor draw more or fewer values, without changing every
+    catalog's history.
+    """
     rng = stream(seed, "orders", block)
+    bought = _draw_purchases(seed, rng, users, sel, ctx, today)
+    prices = _price(bought, ctx, engine)
+    ship = _fulfil(rng, bought, prices.subtotal, users, ctx, engine)
+    orders = _order_frame(rng, bought, prices, ship, user_ids)
+    lines = _line_frame(rng, bought, prices, ship, ctx, engine)
+    visits = _visits(rng, bought, users, ctx, user_ids)
+    return (
+        orders.select(ORDERS.names),
+        lines.select(ORDER_LINES.names),
+        visits.select(VISITS.names),
+    )
+
+
+@dataclass(frozen=True)
+class _Purchases:
+    """What a block's customers bought and when: the hand-off from the draw to every table.
+
+    Orders run in (user, rank) order and lines are grouped by order, so ``line_order`` is
+    ascending and an order's value reaches its lines as ``value[line_order]``. A user is an
+    index into the :class:`UserDraws` arrays, a product or variant a row of the
+    :class:`ProductContext`, a time epoch seconds.
+    """
+
+    start: np.int64  # the window's start: no order or browsing before it
+    clock: np.int64  # the simulated now: everything happens before it
+    slot: np.ndarray  # per block row: its user index, -1 where the user is not generated
+    n_orders: np.ndarray  # per block row
+    order_user: np.ndarray  # per order
+    order_rank: np.ndarray  # per order: its place among its user's orders
+    order_id: pl.Series  # per order
+    placed: np.ndarray  # per order
+    tier: pl.Series  # per order: the customer's tier name
+    state: pl.Series  # per order: the ship-to state
+    line_order: np.ndarray  # per line
+    line_rank: np.ndarray  # per line: its place in its order
+    prow: np.ndarray  # per line: product row
+    vrow: np.ndarray  # per line: variant row, -1 where the product has no variants
+    qty: np.ndarray  # per line
+    tags: pl.Series  # per line: its category's tags
+
+    @property
+    def has_var(self) -> np.ndarray:
+        return self.vrow >= 0
+
+
+def _draw_purchases(
+    seed: int,
+    rng: np.random.Generator,
+    users: UserDraws,
+    sel: np.ndarray,
+    ctx: ProductContext,
+    today: date,
+) -> _Purchases:
+    """Who orders how often and when, and what each order's lines hold.
+
+    Order counts are drawn for the full block, generated or not, so a prefix of a block's
+    users sees the same numbers as the whole block.
+    """
     clock = clock_of(today).astype(np.int64)
     start = clock - WINDOW_DAYS * _DAY
-    n = USER_BLOCK  # draw for the full block so a prefix of users sees the same numbers
-    # -- orders per user, and when -----------------------------------------------------------
-    activity = np.ones(n)
-    activity[users.rows[sel] % USER_BLOCK] = users.activity[sel]
-    present = np.zeros(n, dtype=bool)
-    present[users.rows[sel] % USER_BLOCK] = True
-    n_orders = np.minimum(rng.poisson(ORDERS_PER_USER * activity), MAX_ORDERS) * present
-    slot = np.full(n, -1)
-    slot[users.rows[sel] % USER_BLOCK] = sel
+    rows = users.rows[sel] % USER_BLOCK
+    slot = np.full(USER_BLOCK, -1)
+    slot[rows] = sel
+    activity = np.ones(USER_BLOCK)
+    activity[rows] = users.activity[sel]
+    n_orders = np.minimum(rng.poisson(ORDERS_PER_USER * activity), MAX_ORDERS) * (slot >= 0)
     o_user, o_rank = _segments(n_orders)
-    o_sel = slot[o_user]  # index into users.* arrays
+    o_sel = slot[o_user]
     m = o_user.size
-    signup = users.signup.astype(np.int64)[o_sel]
-    begin = np.maximum(signup, start)
+    begin = np.maximum(users.signup.astype(np.int64)[o_sel], start)
     placed = begin + (rng.random(m) * (clock - begin)).astype(np.int64)
-    tier = _names(TIERS, users.tier[o_sel])
-    state = pl.Series(users.state).gather(o_sel)
-    # -- lines ---------------------------------------------------------------------------------
-    n_lines = np.minimum(1 + rng.poisson(0.6, m), 5)
-    l_order, l_rank = _segments(n_lines)
+    l_order, l_rank = _segments(np.minimum(1 + rng.poisson(0.6, m), 5))
+    prow, vrow = _draw_products(rng, users, ctx, o_sel[l_order])
     k = l_order.size
+    qty = np.minimum(rng.geometric(0.65, k), 12) + np.where(rng.random(k) < 0.02, 9, 0)
+    return _Purchases(
+        start=start,
+        clock=clock,
+        slot=slot,
+        n_orders=n_orders,
+        order_user=o_sel,
+        order_rank=o_rank,
+        order_id=_format_order_ids(seed, users.rows[o_sel] * 64 + o_rank),
+        placed=placed,
+        tier=_names(TIERS, users.tier[o_sel]),
+        state=pl.Series(users.state).gather(o_sel),
+        line_order=l_order,
+        line_rank=l_rank,
+        prow=prow,
+        vrow=vrow,
+        qty=qty,
+        tags=pl.Series(ctx.cat_tags, dtype=pl.List(pl.String)).gather(ctx.cat_code[prow]),
+    )
+
+
+def _draw_products(
+    rng: np.random.Generator, users: UserDraws, ctx: ProductContext, line_user: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each line's product row and variant row (-1 where it has none).
+
+    Most lines come from one of the customer's two favourite departments and the rest from
+    the whole catalog, popularity-weighted either way, so customers look consistent.
+    """
+    k = line_user.size
     fav = rng.random(k) < 0.7
-    which = (rng.random(k) < 0.5).astype(np.intp)
-    dept = users.fav_dept[o_sel[l_order], which]
+    dept = _fav_dept(rng, users, line_user)
     bounds = np.where(fav[:, None], ctx.dept_bounds[dept], -1)
     prow = np.where(
         fav, _pick(ctx, rng.random(k), bounds.clip(min=0)), _pick(ctx, rng.random(k), None)
     )
     nv = ctx.n_variants[prow]
     vrow = ctx.var_start[prow] + (rng.random(k) * np.maximum(nv, 1)).astype(np.int64)
-    has_var = nv > 0
-    qty = np.minimum(rng.geometric(0.65, k), 12) + np.where(rng.random(k) < 0.02, 9, 0)
-    unit = np.round(
-        ctx.price[prow] + np.where(has_var, ctx.price_delta[np.where(has_var, vrow, 0)], 0.0), 2
-    )
-    cat = ctx.cat_code[prow]
-    line_tags = pl.Series(
-        [ctx.cat_tags[c] for c in range(len(ctx.cat_tags))], dtype=pl.List(pl.String)
-    )
-    tags = line_tags.gather(cat)
-    disc = engine.evaluate_frame(
-        "bulk_discount", pl.DataFrame({"quantity": qty, "tier": tier.gather(l_order), "tags": tags})
-    )["value"]
-    _require(disc, "bulk_discount")
-    line_total = np.round(unit * qty * (1 - disc.to_numpy() / 100), 2)
-    subtotal = np.round(np.bincount(l_order, weights=line_total, minlength=m), 2)
-    # -- shipping: method, availability, cost, days -----------------------------------------
-    order_tags = _order_tags(ctx, cat, l_order, m)
-    speed = users.speed[o_sel]
-    premium = users.tier[o_sel] == 2
-    probs = np.where(premium[:, None], [0.3, 0.1, 0.55, 0.05], [0.72, 0.14, 0.09, 0.05])
-    probs = probs * np.array([1.0, 1.0 + speed.mean(), 1.0, 1.0])
-    u = rng.random(m) * probs.sum(axis=1)
-    chosen = (u[:, None] > np.cumsum(probs, axis=1)).sum(axis=1).clip(max=3)
-    method = _names(METHODS, chosen)
+    return prow, np.where(nv > 0, vrow, -1)
+
+
+def _fav_dept(rng: np.random.Generator, users: UserDraws, user: np.ndarray) -> np.ndarray:
+    """One of the two favourite departments of each of ``user``, by a fair coin."""
+    which = (rng.random(user.size) < 0.5).astype(np.intp)
+    return users.fav_dept[user, which]
+
+
+@dataclass(frozen=True)
+class _Prices:
+    """What each line costs and each order's subtotal, before shipping."""
+
+    unit: np.ndarray  # per line
+    discount: np.ndarray  # per line, percent
+    line_total: np.ndarray  # per line
+    subtotal: np.ndarray  # per order
+
+
+def _price(bought: _Purchases, ctx: ProductContext, engine: PolicyEngine) -> _Prices:
+    """Line prices after the store's bulk discount, so totals agree with the policy rules."""
+    has_var = bought.has_var
+    delta = np.where(has_var, ctx.price_delta[np.where(has_var, bought.vrow, 0)], 0.0)
+    unit = np.round(ctx.price[bought.prow] + delta, 2)
     facts = pl.DataFrame(
-        {
-            "ship_method": method,
-            "tier": tier,
-            "state": state,
-            "order_total": subtotal,
-            "tags": order_tags,
-        }
+        {"quantity": bought.qty, "tier": bought.tier.gather(bought.line_order), "tags": bought.tags}
     )
-    ok = engine.evaluate_frame("ship_method_available", facts)["value"]
-    _require(ok, "ship_method_available")
-    method = _names(METHODS, np.where(ok.to_numpy().astype(bool), chosen, 0))  # 0: standard
-    facts = facts.with_columns(method.alias("ship_method"))
-    cost = engine.evaluate_frame("shipping_cost", facts)["value"]
-    days = engine.evaluate_frame("shipping_days", facts)["value"]
-    _require(cost, "shipping_cost")
-    _require(days, "shipping_days")
-    cost, days = cost.to_numpy(), days.to_numpy()
-    # -- lifecycle -----------------------------------------------------------------------------
+    discount = _rule(engine, "bulk_discount", facts).to_numpy()
+    line_total = np.round(unit * bought.qty * (1 - discount / 100), 2)
+    m = bought.placed.size
+    subtotal = np.round(np.bincount(bought.line_order, weights=line_total, minlength=m), 2)
+    return _Prices(unit=unit, discount=discount, line_total=line_total, subtotal=subtotal)
+
+
+@dataclass(frozen=True)
+class _Fulfilment:
+    """How each order ships and how far it has got by the clock (epoch seconds, per order).
+
+    The times are drawn for every order; the status says which of them have happened.
+    """
+
+    method: pl.Series  # ship method names
+    cost: np.ndarray
+    status: np.ndarray  # codes into ORDER_STATUSES
+    shipped: np.ndarray
+    delivered: np.ndarray
+    expected: np.ndarray  # the delivery promised at checkout
+    cancelled_at: np.ndarray
+
+    @property
+    def cancelled(self) -> np.ndarray:
+        return self.status == 0
+
+    @property
+    def is_shipped(self) -> np.ndarray:
+        return self.status >= 3
+
+    @property
+    def is_delivered(self) -> np.ndarray:
+        return self.status == 5
+
+
+def _fulfil(
+    rng: np.random.Generator,
+    bought: _Purchases,
+    subtotal: np.ndarray,
+    users: UserDraws,
+    ctx: ProductContext,
+    engine: PolicyEngine,
+) -> _Fulfilment:
+    """Ship each order by a method the store offers, then run its lifecycle up to the clock."""
+    method, cost, days = _shipping(rng, bought, subtotal, users, ctx, engine)
+    placed, clock = bought.placed, bought.clock
+    m = placed.size
     handling = (3600 * (2 + rng.random(m) * 34)).astype(np.int64)
     processing = placed + (1800 + rng.random(m) * 7200).astype(np.int64)
     shipped = placed + handling
     transit = (days * 7 / 5 * (0.75 + 0.5 * rng.random(m)) * _DAY).astype(np.int64)
     delivered = shipped + np.maximum(transit, 6 * 3600)
     expected = placed + 36 * 3600 + (days * 7 / 5 * _DAY).astype(np.int64)
+    # The first cancellation time only gates the cancel; its draw stays because the sequence
+    # of draws is the data format.
     cancel = (rng.random(m) < 0.04) & (placed + (rng.random(m) * handling).astype(np.int64) < clock)
     cancelled_at = placed + (rng.random(m) * handling).astype(np.int64)
     cancel &= cancelled_at < clock
@@ -306,209 +433,181 @@ def _block_history(seed, block, users, sel, user_ids, ctx, engine, today):
         [0, 1, 2, 3, 4],
         5,
     )
-    is_shipped = status >= 3
-    is_delivered = status == 5
-    status = _names(ORDER_STATUSES, status)
-    carrier_i = (rng.random(m) * len(CARRIERS)).astype(np.intp)
-    track = rng.integers(10**11, 10**12, m)
-    order_ids = _format_order_ids(seed, users.rows[o_sel] * 64 + o_rank)
-    eta = np.where(~is_delivered & ~cancel, expected, 0)
-    orders = pl.DataFrame(
+    return _Fulfilment(
+        method=method,
+        cost=cost,
+        status=status,
+        shipped=shipped,
+        delivered=delivered,
+        expected=expected,
+        cancelled_at=cancelled_at,
+    )
+
+
+def _shipping(
+    rng: np.random.Generator,
+    bought: _Purchases,
+    subtotal: np.ndarray,
+    users: UserDraws,
+    ctx: ProductContext,
+    engine: PolicyEngine,
+) -> tuple[pl.Series, np.ndarray, np.ndarray]:
+    """Each order's ship method, cost and business days in transit.
+
+    Premium members lean to two-day and speed-minded customers to expedited; where the store
+    does not offer the chosen method for the parcel, it ships standard.
+    """
+    m = bought.placed.size
+    speed = users.speed[bought.order_user]
+    premium = users.tier[bought.order_user] == 2
+    probs = np.where(premium[:, None], [0.3, 0.1, 0.55, 0.05], [0.72, 0.14, 0.09, 0.05])
+    probs = probs * np.array([1.0, 1.0 + speed.mean(), 1.0, 1.0])
+    u = rng.random(m) * probs.sum(axis=1)
+    chosen = (u[:, None] > np.cumsum(probs, axis=1)).sum(axis=1).clip(max=3)
+    facts = pl.DataFrame(
         {
-            "order_id": order_ids,
-            "user_id": user_ids.gather(o_sel),
-            "placed_at": _ts(placed.astype("datetime64[s]")),
-            "status": status,
-            "ship_method": method,
-            "ship_state": state,
-            "subtotal": subtotal,
-            "shipping_cost": cost.astype(np.float64),
-            "total": np.round(subtotal + cost, 2),
-            "shipped_at": _ts(shipped.astype("datetime64[s]")),
-            "delivered_at": _ts(delivered.astype("datetime64[s]")),
-            "eta": eta.astype("datetime64[s]").astype("datetime64[D]"),
-            "carrier": _names(CARRIERS, carrier_i),
-            "tracking_number": _names(_TRACKING_PREFIX, carrier_i)
-            + pl.Series(track).cast(pl.String),
-            "cancelled_at": _ts(cancelled_at.astype("datetime64[s]")),
+            "ship_method": _names(METHODS, chosen),
+            "tier": bought.tier,
+            "state": bought.state,
+            "order_total": subtotal,
+            "tags": _order_tags(ctx, ctx.cat_code[bought.prow], bought.line_order, m),
+        }
+    )
+    ok = _rule(engine, "ship_method_available", facts).to_numpy().astype(bool)
+    method = _names(METHODS, np.where(ok, chosen, 0))  # 0: standard
+    facts = facts.with_columns(method.alias("ship_method"))
+    cost = _rule(engine, "shipping_cost", facts).to_numpy()
+    days = _rule(engine, "shipping_days", facts).to_numpy()
+    return method, cost, days
+
+
+def _order_frame(
+    rng: np.random.Generator,
+    bought: _Purchases,
+    prices: _Prices,
+    ship: _Fulfilment,
+    user_ids: pl.Series,
+) -> pl.DataFrame:
+    """The orders table; a time that has not happened by the clock is null."""
+    m = bought.placed.size
+    carrier = (rng.random(m) * len(CARRIERS)).astype(np.intp)
+    track = rng.integers(10**11, 10**12, m)
+    pending = ~ship.is_delivered & ~ship.cancelled
+    return pl.DataFrame(
+        {
+            "order_id": bought.order_id,
+            "user_id": user_ids.gather(bought.order_user),
+            "placed_at": _ts(bought.placed.astype("datetime64[s]")),
+            "status": _names(ORDER_STATUSES, ship.status),
+            "ship_method": ship.method,
+            "ship_state": bought.state,
+            "subtotal": prices.subtotal,
+            "shipping_cost": ship.cost.astype(np.float64),
+            "total": np.round(prices.subtotal + ship.cost, 2),
+            "shipped_at": _ts(ship.shipped.astype("datetime64[s]")),
+            "delivered_at": _ts(ship.delivered.astype("datetime64[s]")),
+            "eta": ship.expected.astype("datetime64[s]").astype("datetime64[D]"),
+            "carrier": _names(CARRIERS, carrier),
+            "tracking_number": _names(_TRACKING_PREFIX, carrier) + pl.Series(track).cast(pl.String),
+            "cancelled_at": _ts(ship.cancelled_at.astype("datetime64[s]")),
         }
     ).with_columns(
-        *[
-            pl.when(pl.Series(is_shipped)).then(pl.col(c)).otherwise(None).alias(c)
-            for c in ("shipped_at", "carrier", "tracking_number")
-        ],
-        pl.when(pl.Series(is_delivered))
-        .then(pl.col("delivered_at"))
-        .otherwise(None)
-        .alias("delivered_at"),
-        pl.when(pl.Series(~is_delivered & ~cancel))
-        .then(pl.col("eta"))
-        .otherwise(None)
-        .alias("eta"),
-        pl.when(pl.Series(cancel))
-        .then(pl.col("cancelled_at"))
-        .otherwise(None)
-        .alias("cancelled_at"),
+        *_null_unless(ship.is_shipped, "shipped_at", "carrier", "tracking_number"),
+        *_null_unless(ship.is_delivered, "delivered_at"),
+        *_null_unless(pending, "eta"),
+        *_null_unless(ship.cancelled, "cancelled_at"),
     )
-    # -- returns -------------------------------------------------------------------------------
-    since = (clock - delivered[l_order]) / _DAY
-    line_facts = pl.DataFrame(
+
+
+def _line_frame(
+    rng: np.random.Generator,
+    bought: _Purchases,
+    prices: _Prices,
+    ship: _Fulfilment,
+    ctx: ProductContext,
+    engine: PolicyEngine,
+) -> pl.DataFrame:
+    """The order lines, each active, returned or cancelled with its order."""
+    returned, returned_at = _returns(rng, bought, ship, ctx, engine)
+    status = np.where(ship.cancelled[bought.line_order], 2, returned.astype(np.intp))
+    return pl.DataFrame(
         {
-            "category": ctx.category.gather(prow),
-            "tags": tags,
-            "tier": tier.gather(l_order),
+            "order_id": bought.order_id.gather(bought.line_order),
+            "line_no": (bought.line_rank + 1).astype(np.int8),
+            "product_id": ctx.product_id.gather(bought.prow),
+            "variant_id": _gather_or_null(ctx.variant_id, bought.vrow),
+            "quantity": bought.qty.astype(np.int16),
+            "unit_price": prices.unit,
+            "discount_pct": prices.discount.astype(np.float64),
+            "line_total": prices.line_total,
+            "status": _names(("active", "returned", "cancelled"), status),
+            "returned_at": _ts(returned_at.astype("datetime64[s]")),
+        }
+    ).with_columns(*_null_unless(returned, "returned_at"))
+
+
+def _returns(
+    rng: np.random.Generator,
+    bought: _Purchases,
+    ship: _Fulfilment,
+    ctx: ProductContext,
+    engine: PolicyEngine,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which lines came back, and when (meaningful where returned).
+
+    A few delivered lines come back, only where the store's rules take them back and inside
+    their return window, so every returned line is one the policy allows.
+    """
+    k = bought.line_order.size
+    delivered = ship.delivered[bought.line_order]
+    facts = pl.DataFrame(
+        {
+            "category": ctx.category.gather(bought.prow),
+            "tags": bought.tags,
+            "tier": bought.tier.gather(bought.line_order),
             "item_condition": _names(("unopened",), np.zeros(k, dtype=np.intp)),
             "reason": _names(("changed_mind",), np.zeros(k, dtype=np.intp)),
         }
     )
-    returnable = engine.evaluate_frame("returnable", line_facts)["value"].fill_null(False)
-    window = engine.evaluate_frame("return_window", line_facts)["value"].fill_null(0.0).to_numpy()
+    returnable = engine.evaluate_frame("returnable", facts)["value"].fill_null(False)
+    window = engine.evaluate_frame("return_window", facts)["value"].fill_null(0.0).to_numpy()
     want = rng.random(k) < 0.08
-    ret_days = rng.random(k) * np.minimum(window, since)
-    returned = want & is_delivered[l_order] & returnable.to_numpy().astype(bool) & (window > 0)
-    returned_at = delivered[l_order] + (ret_days * _DAY).astype(np.int64) + 3600
-    returned &= returned_at < clock
-    line_status = _names(
-        ("active", "returned", "cancelled"), np.where(cancel[l_order], 2, returned.astype(np.intp))
+    ret_days = rng.random(k) * np.minimum(window, (bought.clock - delivered) / _DAY)
+    returned_at = delivered + (ret_days * _DAY).astype(np.int64) + 3600
+    returned = (
+        want
+        & ship.is_delivered[bought.line_order]
+        & returnable.to_numpy().astype(bool)
+        & (window > 0)
+        & (returned_at < bought.clock)
     )
-    lines = pl.DataFrame(
-        {
-            "order_id": order_ids.gather(l_order),
-            "line_no": (l_rank + 1).astype(np.int8),
-            "product_id": ctx.product_id.gather(prow),
-            "variant_id": ctx.variant_id.gather(np.where(has_var, vrow, 0))
-            if ctx.variant_id.len()
-            else pl.Series([None] * k, dtype=pl.String),
-            "quantity": qty.astype(np.int16),
-            "unit_price": unit,
-            "discount_pct": disc.to_numpy().astype(np.float64),
-            "line_total": line_total,
-            "status": line_status,
-            "returned_at": _ts(returned_at.astype("datetime64[s]")),
-        }
-    ).with_columns(
-        pl.when(pl.Series(has_var)).then(pl.col("variant_id")).otherwise(None).alias("variant_id"),
-        pl.when(pl.Series(returned))
-        .then(pl.col("returned_at"))
-        .otherwise(None)
-        .alias("returned_at"),
-    )
-    visits = _visits(
-        rng,
-        users,
-        slot,
-        n_orders,
-        o_sel,
-        o_rank,
-        placed,
-        l_order,
-        prow,
-        vrow,
-        has_var,
-        order_ids,
-        ctx,
-        start,
-        clock,
-        user_ids,
-    )
-    return (
-        orders.select(ORDERS.names),
-        lines.select(ORDER_LINES.names),
-        visits.select(VISITS.names),
-    )
+    return returned, returned_at
+
+
+def _null_unless(mask: np.ndarray, *columns: str) -> list[pl.Expr]:
+    """``columns`` kept where ``mask`` holds and null elsewhere (a time that has not come)."""
+    return [pl.when(pl.Series(mask)).then(pl.col(c)).otherwise(None).alias(c) for c in columns]
+
+
+#: One visit event stream: (user, session, ts, kind, product row, variant row, line index);
+#: a scalar stands for the whole column.
+_Events = tuple[np.ndarray | int, ...]
 
 
 def _visits(
-    rng,
-    users,
-    slot,
-    n_orders,
-    o_sel,
-    o_rank,
-    placed,
-    l_order,
-    prow,
-    vrow,
-    has_var,
-    order_ids,
-    ctx,
-    start,
-    clock,
-    user_ids,
-):
-    """Sessions: views in the category before each purchase, add-to-carts, then the purchase."""
-    k = l_order.size
-    # Views before each purchased line: same-category products, popularity-weighted.
-    n_views = 1 + rng.poisson(1.8, k)
-    v_line, v_rank = _segments(n_views)
-    cat = ctx.cat_code[prow[v_line]]
-    viewed = _pick(ctx, rng.random(v_line.size), ctx.cat_bounds[cat])
-    last = v_rank == n_views[v_line] - 1
-    viewed = np.where(last, prow[v_line], viewed)  # the bought product is looked at last
-    v_order = l_order[v_line]
-    lead = (60 + rng.random(v_line.size) * 1500).astype(np.int64) * (n_views[v_line] - v_rank + 1)
-    v_ts = placed[v_order] - lead - 120
-    # Browse-only sessions in favourite departments.
-    n_user = n_orders.size
-    n_browse = rng.poisson(0.5 * n_orders + 1) * (slot >= 0)
-    b_user, b_rank = _segments(n_browse)
-    b_sel = slot[b_user]
-    b_views = 1 + rng.poisson(2.5, b_user.size)
-    e_sess, e_rank = _segments(b_views)
-    e_sel = b_sel[e_sess]
-    b_begin = np.maximum(users.signup.astype(np.int64)[b_sel], start)
-    b_start = b_begin + (rng.random(b_user.size) * (clock - 3600 - b_begin)).astype(np.int64)
-    e_ts = np.minimum(
-        b_start[e_sess] + e_rank * (30 + (rng.random(e_sess.size) * 240).astype(np.int64)),
-        clock - 1,
-    )
-    which = (rng.random(e_sess.size) < 0.5).astype(np.intp)
-    dept = users.fav_dept[e_sel, which]
-    e_prow = _pick(ctx, rng.random(e_sess.size), ctx.dept_bounds[dept])
-    e_cart = rng.random(e_sess.size) < 0.05
-    del n_user
-    o_session = users.rows[o_sel] * 4096 + o_rank
-    b_session = users.rows[b_sel] * 4096 + 64 + b_rank
-    none = np.full(v_line.size, -1)
-    var_row = np.where(has_var, vrow, -1)
-    b_none = np.full(e_sess.size, -1)
-    # The five event kinds as parallel index arrays, sorted once and gathered once.
-    parts = [  # (user, session, ts, kind, product row, variant row, order index)
-        (o_sel[v_order], o_session[v_order], v_ts, _VIEW, viewed, none, none),
-        (
-            o_sel[l_order],
-            o_session[l_order],
-            placed[l_order] - 60,
-            _CART,
-            prow,
-            var_row,
-            np.full(k, -1),
-        ),
-        (
-            o_sel[l_order],
-            o_session[l_order],
-            placed[l_order],
-            _PURCHASE,
-            prow,
-            var_row,
-            np.arange(k),
-        ),
-        (e_sel, b_session[e_sess], e_ts, _VIEW, e_prow, b_none, b_none),
-        (
-            e_sel[e_cart],
-            b_session[e_sess][e_cart],
-            e_ts[e_cart] + 20,
-            _CART,
-            e_prow[e_cart],
-            b_none[e_cart],
-            b_none[e_cart],
-        ),
-    ]
-    cols = [
+    rng: np.random.Generator,
+    bought: _Purchases,
+    users: UserDraws,
+    ctx: ProductContext,
+    user_ids: pl.Series,
+) -> pl.DataFrame:
+    """The visit events of the purchase sessions and the browse-only sessions, sorted once."""
+    parts = _purchase_sessions(rng, bought, users, ctx)
+    parts += _browse_sessions(rng, bought, users, ctx)
+    user, session, ts, kind, product, variant, line = (
         np.concatenate([np.broadcast_to(np.asarray(p[c]), p[0].shape) for p in parts])
         for c in range(7)
-    ]
-    user, session, ts, kind, product, variant, line = cols
+    )
     order = _event_order(session, ts, kind)
     return pl.DataFrame(
         {
@@ -518,9 +617,61 @@ def _visits(
             "event": _EVENT_NAMES.gather(kind[order]),
             "product_id": ctx.product_id.gather(product[order]),
             "variant_id": _gather_or_null(ctx.variant_id, variant[order]),
-            "order_id": _gather_or_null(order_ids.gather(l_order), line[order]),
+            "order_id": _gather_or_null(bought.order_id.gather(bought.line_order), line[order]),
         }
     )
+
+
+def _purchase_sessions(
+    rng: np.random.Generator, bought: _Purchases, users: UserDraws, ctx: ProductContext
+) -> list[_Events]:
+    """One session per order: views, add-to-carts, then the purchase.
+
+    Each line is preceded by views in its category with the bought product looked at last, and
+    every purchase event names its order line, so visits and orders agree exactly.
+    """
+    k = bought.line_order.size
+    n_views = 1 + rng.poisson(1.8, k)
+    v_line, v_rank = _segments(n_views)
+    prow = bought.prow[v_line]
+    viewed = _pick(ctx, rng.random(v_line.size), ctx.cat_bounds[ctx.cat_code[prow]])
+    viewed = np.where(v_rank == n_views[v_line] - 1, prow, viewed)
+    lead = (60 + rng.random(v_line.size) * 1500).astype(np.int64) * (n_views[v_line] - v_rank + 1)
+    lo = bought.line_order
+    v_order = lo[v_line]
+    user, placed = bought.order_user, bought.placed
+    session = users.rows[user] * 4096 + bought.order_rank
+    none = np.full(v_line.size, -1)
+    return [
+        (user[v_order], session[v_order], placed[v_order] - lead - 120, _VIEW, viewed, none, none),
+        (user[lo], session[lo], placed[lo] - 60, _CART, bought.prow, bought.vrow, np.full(k, -1)),
+        (user[lo], session[lo], placed[lo], _PURCHASE, bought.prow, bought.vrow, np.arange(k)),
+    ]
+
+
+def _browse_sessions(
+    rng: np.random.Generator, bought: _Purchases, users: UserDraws, ctx: ProductContext
+) -> list[_Events]:
+    """Browse-only sessions in the favourite departments: views and a few add-to-carts."""
+    n_browse = rng.poisson(0.5 * bought.n_orders + 1) * (bought.slot >= 0)
+    b_user, b_rank = _segments(n_browse)
+    b_sel = bought.slot[b_user]
+    e_sess, e_rank = _segments(1 + rng.poisson(2.5, b_user.size))
+    e_sel = b_sel[e_sess]
+    clock = bought.clock
+    b_begin = np.maximum(users.signup.astype(np.int64)[b_sel], bought.start)
+    b_start = b_begin + (rng.random(b_user.size) * (clock - 3600 - b_begin)).astype(np.int64)
+    gap = 30 + (rng.random(e_sess.size) * 240).astype(np.int64)
+    e_ts = np.minimum(b_start[e_sess] + e_rank * gap, clock - 1)
+    dept = _fav_dept(rng, users, e_sel)
+    e_prow = _pick(ctx, rng.random(e_sess.size), ctx.dept_bounds[dept])
+    cart = rng.random(e_sess.size) < 0.05
+    session = (users.rows[b_sel] * 4096 + 64 + b_rank)[e_sess]
+    none = np.full(e_sess.size, -1)
+    return [
+        (e_sel, session, e_ts, _VIEW, e_prow, none, none),
+        (e_sel[cart], session[cart], e_ts[cart] + 20, _CART, e_prow[cart], none[cart], none[cart]),
+    ]
 
 
 def _event_order(session: np.ndarray, ts: np.ndarray, kind: np.ndarray) -> np.ndarray:
@@ -575,6 +726,12 @@ def _order_tags(ctx: ProductContext, cat: np.ndarray, l_order: np.ndarray, m: in
     return pl.Series("tags", pa.ListArray.from_arrays(pa.array(offsets), values))
 
 
-def _require(values: pl.Series, topic: str) -> None:
+def _rule(engine: PolicyEngine, topic: str, facts: pl.DataFrame) -> pl.Series:
+    """The store's answer on ``topic`` per row of ``facts``; a row no rule covers is an error.
+
+    The world never falls back to a number of its own, so a gap in the rules stops generation.
+    """
+    values = engine.evaluate_frame(topic, facts)["value"]
     if values.null_count():
         raise ConfigError(f"policy gap: no {topic} rule applies to some orders of this world")
+    return values
