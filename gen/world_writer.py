@@ -21,7 +21,8 @@ from shopgen.gen.policy import PolicyEngine
 from shopgen.gen.taxonomy import load_taxonomy
 from shopgen.gen.users import USER_BLOCK, users_frame
 from shopgen.gen.vocab import brand_pools
-from shopgen.gen.world import ProductContext, generate_history, product_context
+from shopgen.gen.world import generate_history
+from shopgen.gen.world_products import ProductContext, product_context
 from shopgen.schemas.tables import POLICY_RULES, TABLES, polars_empty
 
 #: Users per shard file: whole random blocks (~160k orders, ~1.6M visits per file).

@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from shopgen.gen.world import _event_order, _sorted_search
+from shopgen.gen.world import _event_order
+from shopgen.gen.world_products import sorted_search
 
 _ints = st.integers(min_value=-(2**40), max_value=2**40)
 
@@ -39,4 +40,4 @@ def test_event_order_falls_back_when_the_key_would_overflow():
 )
 def test_sorted_search_is_searchsorted_right(weights, target):
     cum = np.cumsum(weights)
-    assert (_sorted_search(cum, target) == np.searchsorted(cum, target, side="right")).all()
+    assert (sorted_search(cum, target) == np.searchsorted(cum, target, side="right")).all()
