@@ -100,7 +100,7 @@ ENVS: tuple[EnvSpec, ...] = (
         "H_orders",
         "p_switch",
     ),
-    _spec("status", "2.1", "tell the customer where an order is", *_COMMON, "H_orders"),
+    _spec("status", "2.2", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
         "1.0",
@@ -120,7 +120,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "2.1",
+        "2.2",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

@@ -11,22 +11,58 @@ from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import decoded
-from shopgen.verifiers.text import carrier_stated, code_stated, dates_in, status_stated
+from shopgen.verifiers.text import (
+    carrier_stated,
+    date_stated_alone,
+    only_code_stated,
+    status_stated,
+)
+
+#: Tools that show an order's status: the listing shows every order's, the details one's.
+_LOOKUPS = ("orders_list", "order_get_details")
 
 
 def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
-    """Grade the final message: status (and nothing contradicting it), date, tracking, carrier."""
+    """Grade the final message: status (and nothing contradicting it), date, tracking, carrier.
+
+    Each part is stated alone: the true status and no other, the date and no date that is
+    not the order's (``order_dates``) or today's, the tracking number and no other, the carrier and no other; and the order must
+    have been looked up.
+    """
     goal = decoded(task, "goal")
     text = state.final_text or ""
     today = decoded(task, "episode").get("today") or goal["date"] or "2026-01-01"
+    dates = goal.get("order_dates")  # absent from goals before 2.2
     parts = dict(
         _parts(
-            text, goal["status"], goal["date"], goal["tracking_number"], goal.get("carrier"), today
+            text,
+            goal["status"],
+            goal["date"],
+            goal["tracking_number"],
+            goal.get("carrier"),
+            today,
+            None if dates is None else tuple(dates),
         )
     )
     right = sum(parts.values())
     r_task = 2 * right / len(parts) - 1 if text.strip() else -1.0
-    return r_task, right == len(parts), {"parts": parts}
+    # An answer given without looking the order up is a guess (a blind "it was cancelled" is
+    # right for every cancelled order): it earns nothing even when it happens to be right.
+    looked = looked_up(state, goal["order_id"])
+    return (
+        r_task if looked else min(r_task, 0.0),
+        looked and right == len(parts),
+        {"parts": parts, "looked_up": looked},
+    )
+
+
+def looked_up(state: EpisodeState, order_id: str) -> bool:
+    """The agent called a tool that shows the order's status (the listing, or its details)."""
+    return any(
+        name == "orders_list" or (name == "order_get_details" and args.get("order_id") == order_id)
+        for _, name, args in state.tool_calls
+        if name in _LOOKUPS
+    )
 
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
@@ -42,6 +78,7 @@ def _parts(
     tracking: str | None,
     carrier: str | None,
     today: str,
+    order_dates: tuple[str, ...] | None = None,
 ) -> tuple[tuple[str, bool], ...]:
     """Which of the goal's facts the text states, as (part, right) pairs.
 
@@ -51,9 +88,14 @@ def _parts(
     year = date.fromisoformat(today).year
     parts = {"status": status_stated(text, status)}
     if day:
-        parts["date"] = date.fromisoformat(day) in dates_in(text, year=year)
+        allowed = (
+            None
+            if order_dates is None
+            else frozenset(map(date.fromisoformat, (*order_dates, today)))
+        )
+        parts["date"] = date_stated_alone(text, date.fromisoformat(day), year=year, allowed=allowed)
     if tracking:
-        parts["tracking"] = code_stated(text, tracking)
+        parts["tracking"] = only_code_stated(text, tracking)
     if carrier:  # absent from 1.0 goals
         parts["carrier"] = carrier_stated(text, carrier)
     return tuple(parts.items())

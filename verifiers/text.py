@@ -80,24 +80,42 @@ def dates_in(text: str, *, year: int) -> set[date]:
 
 
 def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
-    """One status's words after a lead ("is", "has been" …) or after "status", as one regex."""
+    """One status's words as one regex: after a lead ("is", "has been" …), after "status".
+
+    Or offered as an alternative ("… or delivered"): a hedge over statuses asserts them all.
+    """
     alts = "|".join(re.escape(w) for w in words)
     return re.compile(
         rf"{_LEAD}(?:\s+\w+){{0,2}}?\s+(?:{alts})\b|\bstatus\b[^.]{{0,20}}\b(?:{alts})\b"
+        rf"|\bor\b(?:\s+\w+){{0,2}}?\s+(?:{alts})\b"
     )
 
 
 _ASSERTIONS = {status: _assertion(tuple(words)) for status, words in STATUS_WORDS.items()}
+#: A negation in an assertion's words or just before them ("has not been", "hasn't been").
+_NEGATED = re.compile(r"\bnot\b|n't\b|\bnever\b|\byet to\b")
+#: How many characters before an assertion a negation still negates it.
+_NEGATION_REACH = 12
 
 
 def asserted_statuses(text: str) -> set[str]:
-    """The order statuses the text asserts (see the module docstring)."""
+    """The order statuses the text asserts (see the module docstring).
+
+    A status offered as an alternative counts as asserted ("has shipped, or maybe was
+    delivered" asserts both, so a hedge over statuses contradicts itself), and a negated one
+    does not ("it has not been cancelled", "hasn't been delivered yet" assert nothing about
+    cancellation or delivery).
+    """
     low = " ".join(text.lower().split())
     return {
         status
         for status, pattern in _ASSERTIONS.items()
         # A cheap substring test first: the regex cannot match without one of the words.
-        if any(w in low for w in STATUS_WORDS[status]) and pattern.search(low)
+        if any(w in low for w in STATUS_WORDS[status])
+        and any(
+            not _NEGATED.search(low, max(0, m.start() - _NEGATION_REACH), m.end())
+            for m in pattern.finditer(low)
+        )
     }
 
 
@@ -111,6 +129,39 @@ def code_stated(text: str, code: str) -> bool:
     """A code (tracking number, order id) appears, ignoring case, spaces and dashes."""
     squash = re.compile(r"[\s\-]")
     return squash.sub("", code.lower()) in squash.sub("", text.lower())
+
+
+#: A tracking-number-like token: up to two letters and 11+ digits (the world's are a carrier
+#: prefix and 12 digits; order ids are dash-separated groups of at most 7 digits).
+_TRACKING_LIKE = re.compile(r"\b[a-z]{0,2}\d{11,}\b")
+
+
+def only_code_stated(text: str, code: str) -> bool:
+    """:func:`code_stated`, and no other tracking-number-like token is written.
+
+    Quoting the tracking number of every order states the right one among them: the customer
+    was not told which is theirs.
+    """
+    own = re.sub(r"[\s\-]", "", code.lower())
+    others = {t for t in _TRACKING_LIKE.findall(text.lower()) if t != own}
+    return code_stated(text, code) and not others
+
+
+def date_stated_alone(
+    text: str, day: date, *, year: int, allowed: frozenset[date] | None = None
+) -> bool:
+    """``day`` is written in ``text`` and every other date written is an ``allowed`` one.
+
+    ``allowed`` holds the dates that are true of the same thing (an order's placed and shipped
+    days, today); without it, no date later than ``day`` may be written (the day asked about
+    is an order's last). A list of candidate dates states the right one only by luck.
+    """
+    found = dates_in(text, year=year)
+    if day not in found:
+        return False
+    if allowed is None:
+        return max(found) == day
+    return found <= allowed | {day}
 
 
 # -- numbers, money, yes/no (policy answers) and return refusals (issue #7) -----------------------

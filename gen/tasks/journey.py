@@ -76,6 +76,8 @@ Version history:
     2.0 — all seven sub-environments, one customer per journey, per-step recommendation lists.
     2.1 — the change of mind comes from any step that can switch (its own environment's
           switch), not only a bundle budget.
+    2.2 — status steps are graded by status 2.2's verifier (one date, one tracking number,
+          hedged statuses contradict, the order must be looked up).
 """
 
 from __future__ import annotations

@@ -32,11 +32,11 @@ Tools offered:
     orders_list, order_get_details, ask_user.
 Hidden goal:
     ``{order_id, status, date, date_kind, want, tracking_number, carrier, item_ambiguous,
-    hint_kind, holders, holder_ids}`` from the world's orders table: ``date`` is the delivery day
+    hint_kind, holders, holder_ids, order_dates}`` from the world's orders table: ``date`` is the delivery day
     (``date_kind = "delivered_on"``), the ETA (``"eta"``), or None for a cancelled order;
     ``tracking_number`` / ``carrier`` are set only when asked for; ``holder_ids`` are the
     listed orders the customer's item words could mean (``holders`` of them; none when the
-    order is named by number).
+    order is named by number); ``order_dates`` every date of the order's life (since 2.2).
 Reward and is_correct:
     ``verifiers.status`` reads the final message: it must assert the true status and no other,
     state the date, the tracking number and the carrier (only that one) when asked.
@@ -61,6 +61,15 @@ Version history:
     other noun; two more kinds of detail, ``position`` and ``shipping`` (the oracle opens every
     candidate's details), ``arrival`` moved before ``co_item``, ``co_item`` said by category
     at high d; order_hint_level reaches 8 at d=11 with a window of 4 kinds.
+    2.2 — verifier closes four ways to be graded right without telling the customer the
+    answer (red-team, issue #7): the goal lists ``order_dates`` and every date written must be
+    one of them or today (a list of 120 candidate dates, or every order's dates, stated the
+    right one), no other tracking-number-like code may be quoted
+    (every order's tracking number stated the right one), statuses offered as alternatives
+    ("shipped, or maybe delivered") count as asserted, and an answer given without looking the
+    order up (``orders_list`` or its ``order_get_details``) earns at most 0 and is never
+    correct (a blind "delivered" plus every date was correct on 25% of tasks). Negated
+    statuses ("it has not been cancelled") no longer count as asserted.
 """
 
 from __future__ import annotations
@@ -165,6 +174,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         "hint_kind": kind,
         "holders": len(holders),
         "holder_ids": [o["order_id"] for o in holders],
+        "order_dates": order_dates(target),
     }
     episode = {
         "user_id": user_id,
@@ -338,6 +348,16 @@ def _answer_date(order: dict[str, Any]) -> tuple[str | None, str | None]:
     if order["cancelled_at"] is not None:
         return None, None
     return "eta", _iso(order["eta"])
+
+
+def order_dates(order: dict[str, Any]) -> list[str]:
+    """Every date of the order's life (placed, shipped, delivered or expected, cancelled).
+
+    The dates an answer may mention besides the one asked for: a status answer that writes
+    any other date states something false (or lists candidates).
+    """
+    keys = ("placed_at", "shipped_at", "delivered_at", "eta", "cancelled_at")
+    return sorted({_iso(order[k]) for k in keys if order.get(k) is not None})
 
 
 def _iso(value: date | datetime) -> str:

@@ -94,10 +94,13 @@ def test_dates_in_common_forms():
     assert dates_in("February 30", year=2026) == set()
 
 
-def _score(row, final_text):
+def _score(row, final_text, *, looked=True):
     state = EpisodeState()
     state.turns = 2
     state.final_text = final_text
+    if looked:
+        order_id = row.decoded("goal")["order_id"]
+        state.tool_calls.append((1, "order_get_details", {"order_id": order_id}))
     return verify(row, state, [])
 
 
@@ -276,3 +279,71 @@ def test_leaf_categories_are_the_taxonomys_leaves(factory):
     assert list(leaf_categories(factory.ctx).values()) == leaves
     assert all(leaf_categories(factory.ctx)[c.id] is c for c in leaves)
     assert category_paths(factory.ctx) == {c.id: tuple(c.path) for c in leaves}
+
+
+# -- 2.2: answers graded right without telling the customer (red-team, issue #7) ------------------
+
+
+def _dated_rows(factory, n=12):
+    rows = [factory.make("status", d, k).row for d in (4, 8, 12) for k in range(n)]
+    return [r for r in rows if r.decoded("goal")["date"]]
+
+
+def test_a_list_of_candidate_dates_does_not_state_the_date(factory):
+    for row in _dated_rows(factory)[:12]:
+        goal = row.decoded("goal")
+        day = date.fromisoformat(goal["date"])
+        candidates = ", ".join(str(day.fromordinal(day.toordinal() + i)) for i in range(-9, 10))
+        listed = answer({**goal, "date_kind": None}) + f" It arrives on one of {candidates}."
+        scored = _score(row, listed)
+        assert not scored.details["parts"]["date"]
+        assert not scored.is_correct
+
+
+def test_the_orders_own_dates_may_be_mentioned(factory):
+    """An honest, verbose answer (placed, shipped, delivered) stays right."""
+    for row in _dated_rows(factory)[:12]:
+        goal = row.decoded("goal")
+        others = " ".join(f"One event was on {d}." for d in goal["order_dates"])
+        assert _score(row, f"{answer(goal)} {others}").is_correct
+        today = row.decoded("episode")["today"]
+        later = date.fromisoformat(max(*goal["order_dates"], today)).toordinal() + 3
+        assert not _score(row, f"{answer(goal)} Also {date.fromordinal(later)}.").is_correct
+
+
+def test_every_orders_tracking_number_does_not_state_the_tracking_number(factory):
+    rows = [factory.make("status", d, k).row for d in (8, 10, 12) for k in range(12)]
+    tracked = [r for r in rows if r.decoded("goal")["tracking_number"]]
+    assert tracked
+    for row in tracked:
+        goal = row.decoded("goal")
+        assert _score(row, answer(goal)).is_correct
+        listed = answer(goal) + " Other tracking numbers: 1Z000111222333, 94000111222333444."
+        scored = _score(row, listed)
+        assert not scored.details["parts"]["tracking"]
+        assert not scored.is_correct
+
+
+def test_a_hedge_over_statuses_asserts_them_all():
+    hedge = "Your order has shipped, or maybe in transit, or delivered, or cancelled."
+    assert asserted_statuses(hedge) == {"shipped", "in_transit", "delivered", "cancelled"}
+    assert not status_stated(hedge, "shipped")
+    assert not status_stated("It is in transit or cancelled.", "in_transit")
+    assert status_stated("It is on its way or out for delivery.", "in_transit")
+
+
+def test_a_negated_status_is_not_asserted():
+    assert asserted_statuses("It has not been cancelled.") == set()
+    assert status_stated("It was delivered; it has not been cancelled.", "delivered")
+    assert status_stated("It hasn't been delivered yet: it is in transit.", "in_transit")
+    assert not status_stated("It was not delivered.", "delivered")
+
+
+def test_an_answer_without_looking_the_order_up_earns_nothing(factory):
+    for k in range(8):
+        row = factory.make("status", 6, k).row
+        blind = _score(row, answer(row.decoded("goal")), looked=False)
+        assert not blind.is_correct
+        assert blind.r_task <= 0
+        assert blind.reward <= 0
+        assert _score(row, answer(row.decoded("goal"))).is_correct
