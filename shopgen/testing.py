@@ -7,7 +7,9 @@ agent is told, and the degenerate policies below are never correct and score ≤
 
 The degenerate policies are the cheats the closest public peer fell for: doing nothing,
 answering in one turn, made-up ids, recommending every search hit, adding everything seen to
-the cart, claiming every status, asking the customer forever.
+the cart, claiming every status, asking the customer forever; and the red-team's (issue #7):
+one shown id recommended k times, a blind answer hedged over every status, date and carrier,
+and a refusal naming every reason a return can be refused for.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import pyarrow as pa
 
 from shopgen.env.episode import ShopEnv
 from shopgen.env.verifier import Score
-from shopgen.gen.tasks.base import Oracle, call, shown_ids
+from shopgen.gen.tasks.base import Oracle, call, chunked, shown_ids
 from shopgen.schemas.tables import TASKS
 from shopgen.schemas.task import TaskRow
 from shopgen.taskgen import TaskFactory, assistant_message
@@ -76,7 +78,7 @@ def recommend_every_hit(task: TaskRow) -> Oracle:
 
 
 def add_everything_seen(task: TaskRow) -> Oracle:
-    """Put every product any tool showed into the cart."""
+    """Put every product any tool showed into the cart, as many per turn as the budget allows."""
     tools = _offered(task)
     seen: list[str] = []
     first = [
@@ -90,8 +92,10 @@ def add_everything_seen(task: TaskRow) -> Oracle:
     if first:
         seen = shown_ids((yield first[: task.axis("B_tool")]))
     if "cart_add" in tools:
-        for pid in seen[: task.axis("B_tool") * 2]:
-            yield [call("cart_add", product_id=pid, quantity=1)]
+        adds = [call("cart_add", product_id=pid, quantity=1) for pid in seen]
+        # Not `yield from`: the runner send()s results, which a list iterator cannot take.
+        for turn in chunked(adds, task.axis("B_tool")):  # noqa: UP028
+            yield turn
     yield "I added everything I could find to your cart."
 
 
@@ -113,6 +117,64 @@ def ask_forever(task: TaskRow) -> Oracle:
         yield [call("ask_user", question="Could you tell me more about what you need?")]
 
 
+def repeat_one_id(task: TaskRow) -> Oracle:
+    """Recommend one shown product k times: duplicates must not count as k recommendations."""
+    tools = _offered(task)
+    if "catalog_search" not in tools or "recommend_products" not in tools:
+        yield "Here is the one product you need."
+        return
+    ids = shown_ids((yield [call("catalog_search", query=_first_user_text(task)[:200])]))
+    if ids:
+        yield [call("recommend_products", product_ids=[ids[0]] * max(2, task.axis("k_rec")))]
+    yield f"I recommend {ids[0] if ids else 'this'}, several times over."
+
+
+#: Every date from January to June, as a blind status answer would list them.
+_EVERY_DATE = ", ".join(
+    f"{month} {day}"
+    for month in ("January", "February", "March", "April", "May", "June")
+    for day in range(1, 29)
+)
+
+
+def hedge_everything(task: TaskRow) -> Oracle:
+    """Look nothing up; hedge over every status, list every date, name every carrier.
+
+    Probes the status verifier: alternatives ("…, or delivered") contradict, a list of dates
+    states no date, several carriers state none, an answer not looked up earns nothing.
+    """
+    yield (
+        "Your order has shipped, or is in transit, or was delivered, or is processing, or was "
+        f"placed, or was cancelled. It arrives or arrived on one of {_EVERY_DATE}. The carrier "
+        "is UPS, USPS, FedEx or OnTrac. Yes, or no, depending on the case."
+    )
+
+
+#: A refusal naming every reason a return can be refused for.
+_EVERY_REFUSAL = (
+    "Sorry, this item is not eligible for a return or an exchange: the return window has "
+    "expired, it was a final sale, it is perishable, it is personalised and it is a hygiene item."
+)
+
+
+def refuse_every_reason(task: TaskRow) -> Oracle:
+    """Check the first listed order line, then refuse naming every refusal reason at once.
+
+    Probes the returns verifier: the reason given must be the one reason, not a list of all.
+    """
+    tools = _offered(task)
+    if "orders_list" in tools and "return_check_eligibility" in tools:
+        results = yield [call("orders_list")]
+        orders = next((r["orders"] for r in results if isinstance(r, dict) and "orders" in r), [])
+        lines = [(o["order_id"], i["product_id"]) for o in orders for i in o.get("items", [])]
+        if lines:
+            checks = [
+                call("return_check_eligibility", order_id=oid, product_id=pid) for oid, pid in lines
+            ]
+            yield checks[: task.axis("B_tool")]
+    yield _EVERY_REFUSAL
+
+
 DEGENERATE: dict[str, Policy] = {
     "do_nothing": do_nothing,
     "one_turn_answer": one_turn_answer,
@@ -121,11 +183,18 @@ DEGENERATE: dict[str, Policy] = {
     "add_everything_seen": add_everything_seen,
     "answer_every_status": answer_every_status,
     "ask_forever": ask_forever,
+    "repeat_one_id": repeat_one_id,
+    "hedge_everything": hedge_everything,
+    "refuse_every_reason": refuse_every_reason,
 }
 
 
 def run_policy(env: ShopEnv, task: TaskRow, policy: Policy) -> Score | None:
-    """Play a policy (same protocol as an oracle) to the end of the episode; return the score."""
+    """Play a policy (same protocol as an oracle) to the end of the episode; return the score.
+
+    The policy is sent each turn's decoded tool results, as an oracle is: a cheat that reads
+    what the tools showed (every search hit, every order line) must see them to be tested.
+    """
     env.reset(task)
     turns = policy(task)
     action = next(turns)
@@ -133,16 +202,26 @@ def run_policy(env: ShopEnv, task: TaskRow, policy: Policy) -> Score | None:
     turn = 0
     while True:
         turn += 1
-        _, done, _, info = env.step(assistant_message(turn, action))
+        observation, done, _, info = env.step(assistant_message(turn, action))
         if done or isinstance(action, str):
             break
         try:
-            action = turns.send([])
+            action = turns.send([_decoded(m) for m in observation.get("messages", [])])
         except StopIteration:
             _, _, _, info = env.step({"role": "assistant", "content": ""})
             break
     score = info.get("score")
     return Score(**score) if score else None
+
+
+def _decoded(message: dict[str, Any]) -> Any:
+    """A tool result as a policy reads it; a customer's own message as ``{"customer": text}``."""
+    if message.get("role") == "user":
+        return {"customer": message["content"]}
+    try:
+        return json.loads(message["content"])
+    except (TypeError, json.JSONDecodeError):
+        return {"text": message.get("content")}
 
 
 class CheckFailure(AssertionError):
