@@ -56,6 +56,15 @@ COMPATIBLE: dict[str, frozenset[str]] = {
     "in_transit": frozenset({"shipped"}),
     "delivered": frozenset({"shipped"}),
 }
+#: An order's statuses in the order it passes through them (``shopgen.gen.world``).
+_LIFECYCLE = ("placed", "processing", "shipped", "in_transit", "delivered")
+#: The stages an order of each status has passed through: told in the past tense ("it was
+#: placed on March 1 and was delivered on the 4th") they are its history, not a rival status.
+#: A cancelled order was cancelled before it shipped.
+HISTORY: dict[str, frozenset[str]] = {
+    **{status: frozenset(_LIFECYCLE[:i]) for i, status in enumerate(_LIFECYCLE)},
+    "cancelled": frozenset({"placed", "processing"}),
+}
 _LEAD = r"(?:\bis\b|\bwas\b|\bhas\b|\bhave\b|\bbeen\b|\bgot\b|\bstatus\b\s*(?:is|:)?|\bcurrently\b|\bnow\b|\balready\b)"
 
 
@@ -106,23 +115,41 @@ def asserted_statuses(text: str) -> set[str]:
     does not ("it has not been cancelled", "hasn't been delivered yet" assert nothing about
     cancellation or delivery).
     """
+    return set(_statements(text))
+
+
+def _statements(text: str) -> dict[str, bool]:
+    """Each asserted status, and whether every assertion of it is in the past tense ("was …")."""
     low = " ".join(text.lower().split())
-    return {
-        status
-        for status, pattern in _ASSERTIONS.items()
+    said = {}
+    for status, pattern in _ASSERTIONS.items():
         # A cheap substring test first: the regex cannot match without one of the words.
-        if any(w in low for w in STATUS_WORDS[status])
-        and any(
-            not _NEGATED.search(low, max(0, m.start() - _NEGATION_REACH), m.end())
+        if not any(w in low for w in STATUS_WORDS[status]):
+            continue
+        past = [
+            m.group(0).startswith("was ")
             for m in pattern.finditer(low)
-        )
-    }
+            if not _NEGATED.search(low, max(0, m.start() - _NEGATION_REACH), m.end())
+        ]
+        if past:
+            said[status] = all(past)
+    return said
 
 
 def status_stated(text: str, truth: str) -> bool:
-    """The text asserts ``truth`` and no status that contradicts it."""
-    said = asserted_statuses(text)
-    return truth in said and not (said - {truth} - COMPATIBLE.get(truth, frozenset()))
+    """The text asserts ``truth`` and no status that contradicts it.
+
+    Compatible statuses (shipped, for an order in transit or delivered) may be asserted in any
+    tense; the stages before ``truth`` (:data:`HISTORY`) only in the past tense, as history:
+    "it has been placed and is not processed yet" claims a current status.
+    """
+    said = _statements(text)
+    allowed = COMPATIBLE.get(truth, frozenset())
+    history = HISTORY.get(truth, frozenset())
+    return truth in said and all(
+        status == truth or status in allowed or (past and status in history)
+        for status, past in said.items()
+    )
 
 
 def code_stated(text: str, code: str) -> bool:

@@ -68,8 +68,11 @@ Version history:
     (every order's tracking number stated the right one), statuses offered as alternatives
     ("shipped, or maybe delivered") count as asserted, and an answer given without looking the
     order up (``orders_list`` or its ``order_get_details``) earns at most 0 and is never
-    correct (a blind "delivered" plus every date was correct on 25% of tasks). Negated
-    statuses ("it has not been cancelled") no longer count as asserted.
+    correct (a blind "delivered" plus every date was correct on 25% of tasks). Two honest
+    answers marked wrong are now right: negated statuses ("it has not been cancelled") no
+    longer count as asserted, and the stages an order passed through, told in the past tense
+    ("it was placed on March 1 and was delivered on the 4th"), are its history, not a rival
+    status.
 """
 
 from __future__ import annotations

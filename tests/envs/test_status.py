@@ -87,6 +87,37 @@ def test_contradictions_and_narrative_mentions():
     assert asserted_statuses("status: cancelled") == {"cancelled"}
 
 
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        (
+            "Your order was placed on March 1, was shipped on March 2 and was delivered on March 4.",
+            "delivered",
+        ),
+        ("It was placed on March 1 and has shipped; it is in transit now.", "in_transit"),
+        ("It was placed on March 1 and is being processed.", "processing"),
+        ("It was placed on March 1 and was cancelled on March 2.", "cancelled"),
+    ],
+)
+def test_an_orders_history_does_not_contradict_its_status(text, truth):
+    """An honest answer tells the stages the order passed through on its way to ``truth``."""
+    assert status_stated(text, truth)
+
+
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        ("It was placed on March 1 and was delivered on March 4.", "in_transit"),
+        ("It is in transit and was delivered.", "shipped"),
+        ("It has shipped and was cancelled.", "cancelled"),
+        ("It was placed and is processing.", "placed"),
+    ],
+)
+def test_a_later_stage_contradicts_the_status(text, truth):
+    """Claiming a stage the order has not reached (or, cancelled, could not reach) is wrong."""
+    assert not status_stated(text, truth)
+
+
 def test_dates_in_common_forms():
     want = date(2026, 3, 5)
     for text in ("on 2026-03-05", "March 5", "Mar 5th, 2026", "5 March", "3/5", "the 5th of March"):
