@@ -85,7 +85,7 @@ def _parts(
     A pure function of the text and the facts, remembered: scoring replays the same final
     messages, and reading dates and statuses out of them is most of the grading.
     """
-    year = date.fromisoformat(today).year
+    now = date.fromisoformat(today)
     parts = {"status": status_stated(text, status)}
     if day:
         allowed = (
@@ -93,7 +93,9 @@ def _parts(
             if order_dates is None
             else frozenset(map(date.fromisoformat, (*order_dates, today)))
         )
-        parts["date"] = date_stated_alone(text, date.fromisoformat(day), year=year, allowed=allowed)
+        parts["date"] = date_stated_alone(
+            text, date.fromisoformat(day), year=now.year, allowed=allowed, today=now
+        )
     if tracking:
         parts["tracking"] = only_code_stated(text, tracking)
     if carrier:  # absent from 1.0 goals

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from datetime import date
+from datetime import date, timedelta
 
 _MONTHS = {
     m: i + 1
@@ -47,13 +47,18 @@ STATUS_WORDS: dict[str, tuple[str, ...]] = {
     "placed": ("placed", "received", "confirmed"),
     "processing": ("processing", "being processed", "being prepared"),
     "shipped": ("shipped", "dispatched"),
-    "in_transit": ("in transit", "on its way", "on the way", "out for delivery"),
-    "delivered": ("delivered",),
+    "in_transit": ("in transit", "in-transit", "out for delivery"),
+    "delivered": ("delivered", "arrived"),
     "cancelled": ("cancelled", "canceled"),
 }
+#: Words true of an order that has shipped and is not delivered yet, whichever of the two
+#: statuses the store shows: "it has shipped and is on its way" tells a shipped order's status.
+UNDER_WAY = "under_way"
+_UNDER_WAY_WORDS = ("on its way", "on the way", "en route", "heading your way", "headed your way")
 #: Statuses whose words may accompany another status without contradicting it.
 COMPATIBLE: dict[str, frozenset[str]] = {
-    "in_transit": frozenset({"shipped"}),
+    "shipped": frozenset({UNDER_WAY}),
+    "in_transit": frozenset({"shipped", UNDER_WAY}),
     "delivered": frozenset({"shipped"}),
 }
 #: An order's statuses in the order it passes through them (``shopgen.gen.world``).
@@ -63,18 +68,48 @@ _LIFECYCLE = ("placed", "processing", "shipped", "in_transit", "delivered")
 #: A cancelled order was cancelled before it shipped.
 HISTORY: dict[str, frozenset[str]] = {
     **{status: frozenset(_LIFECYCLE[:i]) for i, status in enumerate(_LIFECYCLE)},
+    "delivered": frozenset({*_LIFECYCLE[:4], UNDER_WAY}),
     "cancelled": frozenset({"placed", "processing"}),
 }
-_LEAD = r"(?:\bis\b|\bwas\b|\bhas\b|\bhave\b|\bbeen\b|\bgot\b|\bstatus\b\s*(?:is|:)?|\bcurrently\b|\bnow\b|\balready\b)"
+_LEAD = (
+    r"(?:\bis\b|\bwas\b|\bhas\b|\bhave\b|\bbeen\b|\bgot\b|'s\b|\bstatus\b\s*(?:is|:)?"
+    r"|\bcurrently\b|\bnow\b|\balready\b)"
+)
+#: What the order is called when it is the subject of a bare past verb ("your order shipped",
+#: "the package arrived on March 4"): history told in the past tense.
+_SUBJECT = r"\b(?:order|package|parcel|shipment|it|item|items)"
 
 
-def dates_in(text: str, *, year: int) -> set[date]:
-    """Every calendar date written in ``text``; a date without a year gets ``year``."""
+def plain(text: str) -> str:
+    """``text`` lower-cased without markdown emphasis, curly quotes or runs of blanks.
+
+    Assistants write "**in transit**", "`1Z…`", "hasn’t" and raw field values ("in_transit");
+    the readers below match words, so markup between the words must not hide them. Line
+    breaks are kept: a bullet's first word starts a line.
+    """
+    low = text.lower().translate(_PLAIN)
+    return re.sub(r"[ \t\r\f\v]+", " ", low)
+
+
+_PLAIN = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "*": " ", "`": " ", "_": " "})
+
+
+def dates_in(text: str, *, year: int, today: date | None = None) -> set[date]:
+    """Every calendar date written in ``text``.
+
+    A date without a year gets ``year``, or, when ``today`` is given, the year that puts it
+    nearest to today ("December 21" written on March 2 is last December's). With ``today``,
+    "today", "tomorrow" and "yesterday" are dates too.
+    """
     found: set[date] = set()
 
     def add(y: int | None, m: int, d: int) -> None:
         with contextlib.suppress(ValueError):  # "February 30" is not a date
-            found.add(date(y or year, m, d))
+            if y or today is None:
+                found.add(date(y or year, m, d))
+                return
+            near = [date(today.year + k, m, d) for k in (-1, 0, 1) if _valid(today.year + k, m, d)]
+            found.add(min(near, key=lambda x: (abs((x - today).days), x)))
 
     for y, m, d in _ISO.findall(text):
         add(int(y), int(m), int(d))
@@ -85,26 +120,93 @@ def dates_in(text: str, *, year: int) -> set[date]:
     for m, d, y in _SLASH.findall(text):
         yy = int(y) + 2000 if y and len(y) == 2 else (int(y) if y else None)
         add(yy, int(m), int(d))
+    if today is not None:
+        found |= {today + timedelta(days=_RELATIVE[w]) for w in _RELATIVE_RE.findall(text.lower())}
     return found
+
+
+def _valid(y: int, m: int, d: int) -> bool:
+    try:
+        date(y, m, d)
+    except ValueError:
+        return False
+    return True
+
+
+#: Days that need no calendar: the answer's "today" is the episode's.
+_RELATIVE = {"today": 0, "tomorrow": 1, "yesterday": -1}
+_RELATIVE_RE = re.compile(r"\b(today|tomorrow|yesterday)\b")
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: A weekday standing for a date ("arrives Friday", "last Tuesday"), not naming one's day
+#: ("Friday, March 6", "Fri 3/6": followed by a written date).
+_WEEKDAY_RE = re.compile(
+    rf"\b(?:(this|next|last|coming|past)\s+)?({'|'.join(_WEEKDAYS)})\b"
+    rf"(?!,?\s+(?:the\s+)?(?:\d|{_MONTH}))"
+)
+
+
+def weekday_claims(text: str, today: date) -> list[frozenset[date]]:
+    """The dates each weekday written for a date may mean, one set per weekday written.
+
+    "last Friday" is the one in the past week, "this/next/coming Friday" the one in the coming
+    week, a bare "Friday" either (the tense decides, and reading tense is left to the answer's
+    other words): graders accept a weekday when one of its readings is the day asked about.
+    """
+    claims = []
+    for which, name in _WEEKDAY_RE.findall(plain(text)):
+        ahead = (_WEEKDAYS.index(name) - today.weekday()) % 7 or 7
+        future, past = today + timedelta(days=ahead), today - timedelta(days=7 - ahead)
+        if which in ("last", "past"):
+            claims.append(frozenset({past}))
+        elif which:
+            claims.append(frozenset({future}))
+        else:
+            claims.append(frozenset({past, future}))
+    return claims
 
 
 def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
     """One status's words as one regex: after a lead ("is", "has been" …), after "status".
 
     Or offered as an alternative ("… or delivered"): a hedge over statuses asserts them all.
+    Or right after the order as a bare past verb ("your order shipped", "it arrived"), after
+    "and" ("it shipped on March 1 and arrived on the 4th"), or opening a line (a bullet:
+    "- Delivered: March 4"): these tell what happened, in the past.
     """
     alts = "|".join(re.escape(w) for w in words)
     return re.compile(
         rf"{_LEAD}(?:\s+\w+){{0,2}}?\s+(?:{alts})\b|\bstatus\b[^.]{{0,20}}\b(?:{alts})\b"
         rf"|\bor\b(?:\s+\w+){{0,2}}?\s+(?:{alts})\b"
+        rf"|(?P<past>(?:{_SUBJECT}|\band)\s+(?:{alts})\b|^[ \t>•·-]*(?:{alts})\b)",
+        re.M,
     )
 
 
-_ASSERTIONS = {status: _assertion(tuple(words)) for status, words in STATUS_WORDS.items()}
-#: A negation in an assertion's words or just before them ("has not been", "hasn't been").
-_NEGATED = re.compile(r"\bnot\b|n't\b|\bnever\b|\byet to\b")
+_WORDS = {**STATUS_WORDS, UNDER_WAY: _UNDER_WAY_WORDS}
+_ASSERTIONS = {status: _assertion(tuple(words)) for status, words in _WORDS.items()}
+#: A negation, a condition or a modal in an assertion's words or just before them ("has not
+#: been", "hasn't been", "if it has shipped", "should have arrived"): nothing is asserted.
+_NEGATED = re.compile(
+    r"\bnot\b|n't\b|\bnever\b|\byet to\b|\bif\b|\bonce\b|\bunless\b|\bshould\b|\bwould\b"
+    r"|\bcould\b|\bmight\b|\bwill\b"
+)
 #: How many characters before an assertion a negation still negates it.
 _NEGATION_REACH = 12
+#: Words that look like a status's but are not the order's: the agent telling what it did
+#: ("I have confirmed …", "we've received your question"), the delivery being confirmed
+#: ("delivery is confirmed for March 6"), and an order "being delivered" (it is on its way).
+_NOT_STATUS = (
+    (re.compile(r"\b(?:i|we)(?:'ve| have)? (?:confirmed|received|checked)\b"), "i looked"),
+    (re.compile(r"\bdelivery (?:is |was |has been )?(?:confirmed|scheduled)\b"), "delivery noted"),
+    (re.compile(r"\bbeing delivered\b"), "in transit"),
+)
+
+
+def _status_text(text: str) -> str:
+    low = plain(text)
+    for pattern, repl in _NOT_STATUS:
+        low = pattern.sub(repl, low)
+    return low
 
 
 def asserted_statuses(text: str) -> set[str]:
@@ -113,21 +215,22 @@ def asserted_statuses(text: str) -> set[str]:
     A status offered as an alternative counts as asserted ("has shipped, or maybe was
     delivered" asserts both, so a hedge over statuses contradicts itself), and a negated one
     does not ("it has not been cancelled", "hasn't been delivered yet" assert nothing about
-    cancellation or delivery).
+    cancellation or delivery). Words true of both shipped and in-transit orders ("on its
+    way") assert neither alone.
     """
-    return set(_statements(text))
+    return set(_statements(text)) - {UNDER_WAY}
 
 
 def _statements(text: str) -> dict[str, bool]:
     """Each asserted status, and whether every assertion of it is in the past tense ("was …")."""
-    low = " ".join(text.lower().split())
+    low = _status_text(text)
     said = {}
     for status, pattern in _ASSERTIONS.items():
         # A cheap substring test first: the regex cannot match without one of the words.
-        if not any(w in low for w in STATUS_WORDS[status]):
+        if not any(w in low for w in _WORDS[status]):
             continue
         past = [
-            m.group(0).startswith("was ")
+            m.group(0).startswith("was ") or m.group("past") is not None
             for m in pattern.finditer(low)
             if not _NEGATED.search(low, max(0, m.start() - _NEGATION_REACH), m.end())
         ]
@@ -141,12 +244,14 @@ def status_stated(text: str, truth: str) -> bool:
 
     Compatible statuses (shipped, for an order in transit or delivered) may be asserted in any
     tense; the stages before ``truth`` (:data:`HISTORY`) only in the past tense, as history:
-    "it has been placed and is not processed yet" claims a current status.
+    "it has been placed and is not processed yet" claims a current status. Words true of any
+    order under way ("it's on its way") state a shipped or an in-transit order's status.
     """
     said = _statements(text)
     allowed = COMPATIBLE.get(truth, frozenset())
     history = HISTORY.get(truth, frozenset())
-    return truth in said and all(
+    stated = truth in said or (UNDER_WAY in said and UNDER_WAY in allowed and not said[UNDER_WAY])
+    return stated and all(
         status == truth or status in allowed or (past and status in history)
         for status, past in said.items()
     )
@@ -175,20 +280,32 @@ def only_code_stated(text: str, code: str) -> bool:
 
 
 def date_stated_alone(
-    text: str, day: date, *, year: int, allowed: frozenset[date] | None = None
+    text: str,
+    day: date,
+    *,
+    year: int,
+    allowed: frozenset[date] | None = None,
+    today: date | None = None,
 ) -> bool:
     """``day`` is written in ``text`` and every other date written is an ``allowed`` one.
 
     ``allowed`` holds the dates that are true of the same thing (an order's placed and shipped
     days, today); without it, no date later than ``day`` may be written (the day asked about
-    is an order's last). A list of candidate dates states the right one only by luck.
+    is an order's last). A list of candidate dates states the right one only by luck. With
+    ``today``, yearless dates are read nearest to it, "today"/"tomorrow"/"yesterday" count,
+    and so does a weekday written for a date (:func:`weekday_claims`): it states ``day`` when
+    one of its readings is ``day``, and is another date when none is ``day`` or allowed.
     """
-    found = dates_in(text, year=year)
-    if day not in found:
+    found = dates_in(text, year=year, today=today)
+    claims = [frozenset({x}) for x in found]
+    if today is not None:
+        claims += weekday_claims(text, today)
+    if not any(day in c for c in claims):
         return False
     if allowed is None:
-        return max(found) == day
-    return found <= allowed | {day}
+        return all(min(c) <= day for c in claims)
+    ok = allowed | {day}
+    return all(c & ok for c in claims)
 
 
 # -- numbers, money, yes/no (policy answers) and return refusals (issue #7) -----------------------
@@ -277,20 +394,21 @@ def not_eligible_stated(text: str) -> bool:
 
 #: Carrier names as the world writes them (``shopgen.gen.world.CARRIERS``) and as people do.
 CARRIER_WORDS: dict[str, tuple[str, ...]] = {
-    "UPS": ("ups",),
+    "UPS": ("ups", "united parcel service"),
     "USPS": ("usps", "postal service"),
-    "FedEx": ("fedex", "fed ex"),
+    "FedEx": ("fedex", "fed ex", "federal express"),
     "OnTrac": ("ontrac", "on trac"),
 }
+#: A carrier's name as a word, not the tail of a hyphenated one ("follow-ups", "mix-ups").
 _CARRIER_RES = {
-    name: re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b")
+    name: re.compile(r"(?<!-)\b(?:" + "|".join(re.escape(w) for w in words) + r")\b")
     for name, words in CARRIER_WORDS.items()
 }
 
 
 def carriers_named(text: str) -> set[str]:
     """The carriers the text names (word by word, so "USPS" does not also name "UPS")."""
-    low = " ".join(text.lower().split())
+    low = " ".join(plain(text).split())
     return {name for name, pattern in _CARRIER_RES.items() if pattern.search(low)}
 
 

@@ -17,6 +17,7 @@ from shopgen.verifiers.text import (
     asserted_statuses,
     carrier_stated,
     carriers_named,
+    date_stated_alone,
     dates_in,
     status_stated,
 )
@@ -378,3 +379,127 @@ def test_an_answer_without_looking_the_order_up_earns_nothing(factory):
         assert blind.r_task <= 0
         assert blind.reward <= 0
         assert _score(row, answer(row.decoded("goal"))).is_correct
+
+
+# -- 2.2: honest answers as assistants write them are right (false negatives) ----------------------
+
+_TODAY = date(2026, 3, 2)  # a Monday
+
+
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        ("Good news: your order shipped!", "shipped"),
+        ("Your order has shipped and is on its way to you.", "shipped"),
+        ("It's on its way and should arrive Friday.", "in_transit"),
+        ("It's en route to you.", "in_transit"),
+        ("It’s out for delivery today!", "in_transit"),
+        ("It hasn’t been delivered yet; it is in transit.", "in_transit"),
+        ("Your order is **in transit**.", "in_transit"),
+        ("Status: in_transit", "in_transit"),
+        ("It is being delivered by UPS today.", "in_transit"),
+        ("Your delivery is confirmed for March 6; it is in transit.", "in_transit"),
+        ("It should have arrived by now, but it is still in transit.", "in_transit"),
+        ("It's being processed right now.", "processing"),
+        ("Your package arrived on March 4.", "delivered"),
+        ("Your order shipped on March 1 and arrived on March 4.", "delivered"),
+        ("I have confirmed that your order was delivered.", "delivered"),
+        ("You should have received it on Feb 17: it was delivered then.", "delivered"),
+        ("- Placed: Feb 25\n- Shipped: Feb 27\n- Delivered: Mar 1", "delivered"),
+        ("I see that this order was **cancelled**.", "cancelled"),
+    ],
+)
+def test_honest_phrasings_state_the_status(text, truth):
+    assert status_stated(text, truth)
+
+
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        ("It's on its way.", "processing"),
+        ("It's on its way.", "delivered"),
+        ("It was on its way.", "shipped"),
+        ("It is on its way or was cancelled.", "shipped"),
+        ("Your order arrived.", "in_transit"),
+        ("- Placed: Feb 25\n- Shipped: Feb 27\n- Delivered: Mar 1", "in_transit"),
+        ("It will be delivered on March 6.", "in_transit"),
+        ("Once it arrives you can track it.", "delivered"),
+        ("It shipped and arrived and was cancelled.", "delivered"),
+    ],
+)
+def test_the_new_readings_let_no_wrong_status_through(text, truth):
+    assert not status_stated(text, truth)
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("It was delivered on December 21.", date(2025, 12, 21)),  # last year's, not this one's
+        ("It was delivered on Dec. 21st.", date(2025, 12, 21)),
+        ("It arrives **March 6**.", date(2026, 3, 6)),
+        ("It was delivered yesterday.", date(2026, 3, 1)),
+        ("It's out for delivery today.", _TODAY),
+        ("It should arrive tomorrow (March 3).", date(2026, 3, 3)),
+        ("It should arrive this Friday.", date(2026, 3, 6)),
+        ("It should arrive by Friday.", date(2026, 3, 6)),
+        ("It was delivered last Thursday.", date(2026, 2, 26)),
+        ("It should arrive Friday, March 6.", date(2026, 3, 6)),
+    ],
+)
+def test_dates_as_assistants_write_them(text, day):
+    allowed = frozenset({date(2026, 2, 20), _TODAY})
+    assert date_stated_alone(text, day, year=2026, allowed=allowed, today=_TODAY)
+
+
+def test_weekdays_do_not_list_candidate_dates():
+    every = "It arrives on Monday, Tuesday, Wednesday, Thursday, Friday, Saturday or Sunday."
+    allowed = frozenset({date(2026, 2, 27), _TODAY})
+    for day in (date(2026, 3, 3), date(2026, 3, 6), date(2026, 2, 28)):
+        assert not date_stated_alone(every, day, year=2026, allowed=allowed, today=_TODAY)
+    wrong = "It should arrive Thursday."
+    assert not date_stated_alone(wrong, date(2026, 3, 6), year=2026, allowed=allowed, today=_TODAY)
+
+
+def test_carrier_names_as_written():
+    assert carrier_stated("It's with Federal Express.", "FedEx")
+    assert carrier_stated("Shipped via United Parcel Service.", "UPS")
+    assert carrier_stated("Carrier: OnTrac. Let me know if you have any follow-ups!", "OnTrac")
+    assert not carrier_stated("Carrier: OnTrac, or UPS.", "OnTrac")
+
+
+def test_honest_answers_replayed_keep_the_oracles_reward(factory):
+    """Replayed with the oracle's tool calls, an assistant-style answer scores as the oracle."""
+    from shopgen.verifiers.replay import play
+
+    seen = 0
+    for d in (2, 6, 10, 12):
+        for k in range(6):
+            row = factory.make("status", d, k).row
+            goal = row.decoded("goal")
+            messages = json.loads(row.oracle)
+            oracle_score, _ = play(factory.env, row, messages)
+            words = {
+                "in_transit": "It's on its way",
+                "shipped": "Good news: your order shipped",
+                "delivered": "Your package arrived",
+                "cancelled": "I see this order was **cancelled**",
+                "processing": "It's being processed",
+                "placed": "It's been placed but hasn't been processed yet",
+            }[goal["status"]]
+            text = f"Thanks for reaching out about order **{goal['order_id']}**!\n\n{words}."
+            if goal["date"]:
+                day = date.fromisoformat(goal["date"])
+                text += f" That's **{day:%b}. {day.day}**."
+            if goal["tracking_number"]:
+                text += f" Tracking #: `{goal['tracking_number']}`."
+            if goal["carrier"]:
+                name = {"FedEx": "Federal Express"}.get(goal["carrier"], goal["carrier"])
+                text += f" It's with {name}."
+            text += "\n\nAnything else I can help with? Happy to take follow-ups!"
+            score, _ = play(
+                factory.env, row, [*messages[:-1], {"role": "assistant", "content": text}]
+            )
+            assert score.is_correct, (text, score.details)
+            assert score.reward == oracle_score.reward
+            seen += 1
+    assert seen
