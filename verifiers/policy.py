@@ -11,14 +11,28 @@ from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import PerObject, decoded
-from shopgen.verifiers.text import number_matches, numbers_stated, yes_no_stated
+from shopgen.verifiers.text import number_matches, numbers_stated, yes_no_stated, zero_stated
+
+#: Topic → what kind of value it answers, for a zero said in words (``text.ZERO_WORDS``).
+ZERO_KINDS: dict[str, str] = {
+    "restocking_fee": "fee",
+    "return_shipping_fee": "fee",
+    "shipping_cost": "fee",
+    "membership_fee": "fee",
+    "free_return_threshold": "threshold",
+    "free_shipping_threshold": "threshold",
+    "bulk_discount": "discount",
+    "warranty": "warranty",
+}
 
 
 def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()) -> bool:
     """The text states the true value and no conflicting one.
 
     Numbers of the answer's unit that equal a fact the customer gave (their order total,
-    the days since delivery) are a restatement, not an answer, and are skipped.
+    the days since delivery) are a restatement, not an answer, and are skipped. An answer
+    that writes no number of its unit may say zero in words ("there's no restocking fee",
+    "return shipping is free"): it states 0.
     """
     if goal["kind"] == "boolean":
         return yes_no_stated(text) == {bool(goal["value"])}
@@ -30,19 +44,21 @@ def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()
         if number_matches(v, truth, unit=unit)
         or not any(number_matches(v, f, unit=unit) for f in ignore)
     ]
+    if not values and zero_stated(text, ZERO_KINDS.get(goal.get("topic", ""), "")):
+        values = [0.0]
     return bool(values) and all(number_matches(v, truth, unit=unit) for v in values)
 
 
 @lru_cache(maxsize=4096, typed=True)
 def _answer_right(
-    text: str, kind: str, value: Any, unit: str | None, ignore: tuple[float, ...]
+    text: str, kind: str, value: Any, unit: str | None, ignore: tuple[float, ...], topic: str
 ) -> bool:
     """:func:`answer_right` on the goal's answer fields, remembered.
 
     A pure function of them: scoring replays the same final messages, and reading numbers
     out of them is most of the grading.
     """
-    return answer_right(text, {"kind": kind, "value": value, "unit": unit}, ignore)
+    return answer_right(text, {"kind": kind, "value": value, "unit": unit, "topic": topic}, ignore)
 
 
 def needed_unsaid(task: TaskRow) -> list[str]:
@@ -77,7 +93,8 @@ def _task_terms(task: TaskRow) -> tuple[tuple[Any, ...], frozenset[str]]:
         for k, v in goal["fact_values"].items()
         if k in ("days", "order_total", "price") and isinstance(v, int | float)
     )
-    return (goal["kind"], goal["value"], goal.get("unit"), ignore), frozenset(needed_unsaid(task))
+    answer = (goal["kind"], goal["value"], goal.get("unit"), ignore, goal["topic"])
+    return answer, frozenset(needed_unsaid(task))
 
 
 #: Per (frozen) task row: a scored row is graded again and again.

@@ -314,14 +314,74 @@ _NUM = r"(\d[\d,]*(?:\.\d+)?)"
 _MONEY_RE = (
     re.compile(rf"\$\s?{_NUM}"),
     re.compile(rf"\b{_NUM}\s*(?:dollars?|usd)\b", re.I),
+    re.compile(rf"\busd\s?{_NUM}", re.I),
 )
 _PERCENT_RE = re.compile(rf"\b{_NUM}\s*(?:%|percent\b|per cent\b)", re.I)
 _DAYS_RE = re.compile(
     rf"\b{_NUM}[\s-]*(?:calendar[\s-]+|business[\s-]+|working[\s-]+)?days?\b", re.I
 )
+_WEEKS_RE = re.compile(rf"\b{_NUM}[\s-]*weeks?\b", re.I)
 _MONTHS_RE = re.compile(rf"\b{_NUM}[\s-]*months?\b", re.I)
 _YEARS_RE = re.compile(rf"\b{_NUM}[\s-]*years?\b(?!\s*membership)", re.I)
-_YES_NO = re.compile(r"(?:^|[.!?:;\n]\s*|\banswer is\s+)\W*(yes|no)\b", re.I)
+_INTERJECTION = (
+    r"(?:unfortunately|sadly|regrettably|fortunately|happily|good news|great news|sorry"
+    r"|i'm sorry|i am sorry|i'm afraid|i am afraid|actually|well|so)"
+)
+_YES_NO = re.compile(
+    rf"(?:^|[.!?:;\n]\s*|\banswer is\s+|\bor\s+|\b{_INTERJECTION}\W+(?:but\s+)?)\W*(yes|no)\b"
+    r"(?![\s-]+(?:problem|worries|worry)\b)",
+    re.I,
+)
+#: Sentence openers that say yes or no without the word ("Absolutely, …", "I'm afraid not").
+_YES_NO_WORDS = re.compile(
+    r"(?:^|[.!?:;\n]\s*)\W*(absolutely|certainly|definitely|of course)\b"
+    rf"|\b({_INTERJECTION}\W+not|i'm afraid not|i am afraid not)\b",
+    re.I,
+)
+_ONES = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
+_TENS |= {"eighty": 80, "ninety": 90}
+_WORD_NUMBER = re.compile(
+    rf"\b(?:({'|'.join(_TENS)})(?:[\s-]({'|'.join(_ONES[1:10])}))?|({'|'.join(_ONES)})|(a|an))"
+    r"(?=[\s-]+(?:calendar[\s-]+|business[\s-]+|working[\s-]+)?"
+    r"(?:percent|per cent|days?|weeks?|months?|years?)\b)",
+    re.I,
+)
+
+
+def _digits(text: str) -> str:
+    """Number words before a unit as digits: "fifteen percent", "a one-year warranty", "a year"."""
+
+    def value(m: re.Match[str]) -> str:
+        tens, ones, small, article = m.groups()
+        if article:
+            return "1"
+        if small:
+            return str(_ONES.index(small.lower()))
+        return str(_TENS[tens.lower()] + (_ONES.index(ones.lower()) if ones else 0))
+
+    return _WORD_NUMBER.sub(value, text)
 
 
 def _floats(patterns: tuple[re.Pattern[str], ...], text: str, scale: float = 1.0) -> list[float]:
@@ -336,19 +396,49 @@ def _floats(patterns: tuple[re.Pattern[str], ...], text: str, scale: float = 1.0
 def numbers_stated(text: str, unit: str | None) -> list[float]:
     """Every value of ``unit`` the text states (``USD``, ``percent``, ``days``, ``months`` …).
 
-    Money is a ``$`` amount or "N dollars"; percentages "N%" or "N percent"; days any
-    "N days" (business or calendar); months "N months" or "N years" (×12). Values of other
-    units are ignored, so "within 30 days for $5.99" states one day count and one amount.
+    Money is a ``$`` amount, "N dollars" or "USD N"; percentages "N%" or "N percent"; days
+    any "N days" (business or calendar) or, for calendar days, "N weeks" (×7); months
+    "N months" or "N years" (×12). A count may be written in words ("fifteen percent", "a
+    one-year warranty"); "a month" is not 30 days. Values of other units are ignored, so
+    "within 30 days for $5.99" states one day count and one amount.
     """
     if unit in ("USD", "USD/year"):
         return _floats(_MONEY_RE, text)
+    text = _digits(text)
     if unit == "percent":
         return _floats((_PERCENT_RE,), text)
-    if unit in ("days", "business days"):
+    if unit == "days":
+        return _floats((_DAYS_RE,), text) + _floats((_WEEKS_RE,), text, 7.0)
+    if unit == "business days":
         return _floats((_DAYS_RE,), text)
     if unit == "months":
         return _floats((_MONTHS_RE,), text) + _floats((_YEARS_RE,), text, 12.0)
     return _floats((re.compile(rf"\b{_NUM}\b"),), text)
+
+
+#: What states a value of zero without a number, by what the value is: a fee or cost ("it's
+#: free", "there's no restocking fee"), a threshold for something free ("free on any order"),
+#: a discount ("no bulk discount"), a warranty ("no store warranty").
+ZERO_WORDS: dict[str, re.Pattern[str]] = {
+    "fee": re.compile(
+        r"(?<!feel )(?<!toll-)\bfree\b(?! to\b)|\bno (?:\w+ )?(?:charge|fee|cost)s?\b"
+        r"|\bat no (?:extra |additional )?cost\b|\b(?:won't|will not|not) be charged\b"
+        r"|\bwaived\b|\bcosts? nothing\b|\bnothing to pay\b",
+        re.I,
+    ),
+    "threshold": re.compile(
+        r"\b(?:any|every|all) orders?\b|\bno minimum\b|\bregardless of (?:the |your )?order\b",
+        re.I,
+    ),
+    "discount": re.compile(r"\bno (?:\w+ )?discount\b|\bnot (?:eligible|qualify) for a", re.I),
+    "warranty": re.compile(r"\bno (?:\w+ )?warranty\b|\bnot covered by a", re.I),
+}
+
+
+def zero_stated(text: str, kind: str) -> bool:
+    """The text says the value (a ``ZERO_WORDS`` kind of value) is zero, in words."""
+    pattern = ZERO_WORDS.get(kind)
+    return pattern is not None and bool(pattern.search(plain(text)))
 
 
 def number_matches(value: float, truth: float, *, unit: str | None) -> bool:
@@ -358,9 +448,44 @@ def number_matches(value: float, truth: float, *, unit: str | None) -> bool:
     return abs(value - float(truth)) <= 1e-6 * max(1.0, abs(float(truth)))
 
 
+_ALLOW = (
+    r"(?:return|use|get|choose|select|request|have|ship|match|adjust|offer|accept|allow"
+    r"|qualify|apply)"
+)
+_STATE = r"(?:available|eligible|allowed|offered|possible|returnable|permitted|accepted)"
+_NOT = (
+    r"(?:can't|cannot|can not|won't|will not|aren't|are not|isn't|is not|not|don't|do not"
+    r"|doesn't|does not|unable to|no longer)"
+)
+#: A no said as what the customer cannot do ("you can't return it", "that isn't available").
+_SAID_NO = re.compile(
+    rf"\b{_NOT}\s+(?:be\s+|able\s+to\s+)?(?:\w+\s+)??(?:{_ALLOW}|{_STATE})\b"
+    r"|\b(?:can't|cannot|can not)\b(?=\s*(?:[.!,;)]|$))"
+)
+#: A yes said as what the customer can do ("you can return it", "it's available to you").
+_SAID_YES = re.compile(
+    rf"\b(?:you|we)\s+(?:can|may|are able to|will be able to)\s+(?:\w+\s+)??{_ALLOW}\b"
+    rf"|\b(?:is|are)\s+(?:(?!not\b|never\b)\w+\s+)??{_STATE}\b"
+)
+
+
 def yes_no_stated(text: str) -> set[bool]:
-    """The yes/no answers the text gives: a sentence that opens with "Yes" or "No"."""
-    return {m.lower() == "yes" for m in _YES_NO.findall(text)}
+    """The yes/no answers the text gives.
+
+    A sentence that opens with "Yes" or "No" (after an interjection too: "Unfortunately, no",
+    "Good news, yes"), or with "Absolutely"/"I'm afraid not". Without any, what the customer
+    can or cannot do ("you can't return it", "that option isn't available") is the answer,
+    and saying both is no answer.
+    """
+    low = re.sub(r"\b(it|that|this|there)'s\b", r"\1 is", plain(text)).replace("'re ", " are ")
+    said = {m.lower() == "yes" for m in _YES_NO.findall(low)}
+    for yes, _no in _YES_NO_WORDS.findall(low):
+        said.add(bool(yes))
+    if said:
+        return said
+    no = [m.span() for m in _SAID_NO.finditer(low)]
+    yes = [m for m in _SAID_YES.finditer(low) if not any(a <= m.start() < b for a, b in no)]
+    return ({False} if no else set()) | ({True} if yes else set())
 
 
 #: Why a return is refused → words that state that reason.

@@ -77,7 +77,9 @@ Version history:
     2.1 — the change of mind comes from any step that can switch (its own environment's
           switch), not only a bundle budget.
     2.2 — status steps are graded by status 2.2's verifier (one date, one tracking number,
-          hedged statuses contradict, the order must be looked up).
+          hedged statuses contradict, the order must be looked up); policy steps by policy
+          1.1's (zero in words, counts in words, yes/no after an interjection or as what
+          the customer can do).
 """
 
 from __future__ import annotations

@@ -26,6 +26,17 @@ Episode end:
     the first assistant message without a tool call.
 Version history:
     1.0 — first version.
+    1.1 — honest answers as assistants write them are right (a false-negative pass; not
+    comparable with 1.0): a zero said in words ("there's no restocking fee", "return shipping
+    is free", "free on any order", "no bulk discount", "no store warranty") when no number
+    of the unit is written — the default restocking fee and many return and shipping fees
+    are 0, and every such answer was wrong; counts in words ("fifteen percent", "a one-year
+    warranty", "forty-five days"), "N weeks" for calendar days, "USD 12.50"; a yes or no
+    after an interjection ("Unfortunately, no", "Good news — yes", "I'm sorry, but no",
+    "I'm afraid not", "Absolutely"); without one, what the customer can or cannot do ("you
+    can't return it", "that isn't available") is the answer, and both is none. "No problem"
+    no longer says no, and "yes, or no" is a hedge (it said yes). "A month" is still not 30
+    days.
 """
 
 from __future__ import annotations

@@ -150,3 +150,113 @@ def test_answer_without_asking_is_not_correct(env, factory):
         oracle = json.loads(row.oracle)
         score, _ = play(env, row, [search, oracle[-1]])
         assert not score.is_correct
+
+
+# -- 1.1: honest answers as assistants write them are right (false negatives) ----------------------
+
+
+def _goal(value, unit, topic, kind="number"):
+    return {"kind": kind, "value": value, "unit": unit, "topic": topic}
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit", "topic"),
+    [
+        ("It's USD 12.50.", 12.5, "USD", "shipping_cost"),
+        ("There's a fifteen percent restocking fee.", 15.0, "percent", "restocking_fee"),
+        ("You have thirty days.", 30.0, "days", "return_window"),
+        ("You have forty-five days to return it.", 45.0, "days", "return_window"),
+        ("You have two weeks to ask.", 14.0, "days", "price_match_window"),
+        ("It comes with a one-year warranty.", 12.0, "months", "warranty"),
+        ("You get a year of coverage.", 12.0, "months", "warranty"),
+        ("It's twelve months.", 12.0, "months", "warranty"),
+        ("There's no restocking fee in your case.", 0.0, "percent", "restocking_fee"),
+        ("Return shipping is free for you.", 0.0, "USD", "return_shipping_fee"),
+        ("You won't be charged for shipping.", 0.0, "USD", "shipping_cost"),
+        ("Returns are free on any order; there's no minimum.", 0.0, "USD", "free_return_threshold"),
+        ("There's no bulk discount for that quantity.", 0.0, "percent", "bulk_discount"),
+        ("That item has no store warranty.", 0.0, "months", "warranty"),
+    ],
+)
+def test_honest_number_phrasings(text, value, unit, topic):
+    assert answer_right(text, _goal(value, unit, topic))
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "unit", "topic"),
+    [
+        ("You have a month.", 30.0, "days", "return_window"),  # a month is not 30 days
+        ("It's free. Feel free to ask.", 5.99, "USD", "shipping_cost"),
+        ("Feel free to reach out with questions!", 0.0, "USD", "shipping_cost"),
+        ("It's $5.99, or free.", 0.0, "USD", "shipping_cost"),
+        ("It's free on orders over $35.", 0.0, "USD", "free_shipping_threshold"),
+        ("Two weeks.", 10.0, "business days", "shipping_days"),
+        ("Fifteen percent, or twenty percent.", 15.0, "percent", "restocking_fee"),
+    ],
+)
+def test_the_new_readings_let_no_wrong_number_through(text, value, unit, topic):
+    assert not answer_right(text, _goal(value, unit, topic))
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Unfortunately, no — you can't use that return method.", False),
+        ("I'm sorry, but no.", False),
+        ("I'm afraid not. Our policy doesn't allow that in your case.", False),
+        ("You can't return it because it is a final-sale item.", False),
+        ("Sorry, that isn’t available for your order.", False),
+        ("We do not offer price matching on that item.", False),
+        ("Good news — yes, you can return it!", True),
+        ("Absolutely, you can use that return method.", True),
+        ("You can get next-day shipping to your state.", True),
+        ("No problem! You can return it.", True),
+    ],
+)
+def test_honest_yes_no_phrasings(text, value):
+    assert answer_right(text, _goal(value, None, "returnable", kind="boolean"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yes, or no, depending on the case.",
+        "You can return it or you can't.",
+        "You can return it. You can't return it.",
+        "The answer depends: you may or may not.",
+    ],
+)
+def test_a_hedge_over_yes_and_no_is_no_answer(text):
+    for value in (True, False):
+        assert not answer_right(text, _goal(value, None, "returnable", kind="boolean"))
+
+
+def test_honest_answers_replayed_keep_the_oracles_reward(factory):
+    """Replayed with the oracle's tool calls, an assistant-style answer scores as the oracle."""
+    import json
+
+    from shopgen.verifiers.replay import play
+
+    seen = 0
+    for d in range(0, 13, 2):
+        for k in range(4):
+            row = factory.make("policy", d, k).row
+            goal = row.decoded("goal")
+            messages = json.loads(row.oracle)
+            oracle_score, _ = play(factory.env, row, messages)
+            if goal["kind"] == "boolean":
+                said = "Good news — yes, you can." if goal["value"] else "Unfortunately, no."
+            elif goal["value"] == 0 and goal["topic"] in ("restocking_fee", "return_shipping_fee"):
+                said = "There's **no fee** at all in your case."
+            elif goal["unit"] == "USD":
+                said = f"It comes to USD {goal['value']:.2f}."
+            else:
+                said = f"It's **{goal['text']}**."
+            text = f"Great question!\n\n{said}\n\nAnything else I can help with?"
+            score, _ = play(
+                factory.env, row, [*messages[:-1], {"role": "assistant", "content": text}]
+            )
+            assert score.is_correct, (text, score.details)
+            assert score.reward == oracle_score.reward
+            seen += 1
+    assert seen
