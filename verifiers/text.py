@@ -490,29 +490,78 @@ def yes_no_stated(text: str) -> set[bool]:
 
 #: Why a return is refused → words that state that reason.
 REFUSAL_REASONS: dict[str, tuple[str, ...]] = {
-    "window": ("window", "too late", "expired", "has passed", "have passed"),
+    "window": (
+        "window",
+        "return period",
+        "too late",
+        "expired",
+        "has passed",
+        "have passed",
+        "had passed",
+        "has ended",
+        "has closed",
+        "outside the",
+        "outside our",
+        "outside your",
+        "past the",
+        "past its",
+        "past your",
+        "past our",
+    ),
     "final_sale": ("final sale", "final-sale", "clearance"),
     "perishable": ("perishable",),
-    "personalised": ("personalised", "personalized", "custom-made", "custom made"),
-    "hygiene": ("hygiene", "personal care", "personal-care", "once opened"),
+    "personalised": (
+        "personalised",
+        "personalized",
+        "custom-made",
+        "custom made",
+        "customised",
+        "customized",
+        "engraved",
+        "monogrammed",
+        "made to order",
+        "made-to-order",
+    ),
+    "hygiene": (
+        "hygiene",
+        "personal care",
+        "personal-care",
+        "once opened",
+        "sanitary",
+        "health and safety",
+    ),
 }
+#: The window named as still open ("even though you're within the 30-day return window"):
+#: context for another reason, not the window as the reason.
+_WINDOW_OPEN = re.compile(
+    r"\b(?:still |well )?(?:within|inside|in) (?:the|your|its|our|this)"
+    r"(?: \d+[- ]day)?(?: return)? (?:window|period)\b"
+)
 _NOT_ELIGIBLE = re.compile(
     r"\b(?:not eligible|ineligible|isn't eligible|is not eligible|cannot be (?:returned|exchanged)"
     r"|can't be (?:returned|exchanged)|can not be (?:returned|exchanged)|not returnable"
-    r"|unable to (?:return|exchange|accept)|no longer (?:be )?(?:returned|eligible|returnable))\b",
+    r"|unable to (?:return|exchange|accept)|no longer (?:be )?(?:returned|eligible|returnable)"
+    r"|non-returnable|isn't returnable|aren't returnable|aren't eligible"
+    r"|(?:can't|cannot|can not|won't be able to|unable to|not able to)"
+    r" (?:\w+ ){0,2}?(?:return|exchange|accept|process|take) (?:\w+ )?(?:return|exchange|it|them"
+    r"|this|that|the item|back)"
+    r"|(?:can't|cannot|can not|won't be able to|not able to) (?:be )?(?:return|exchange|taken back))\b",
     re.I,
 )
 
 
 def refusal_reasons_stated(text: str) -> set[str]:
-    """The refusal reasons (keys of :data:`REFUSAL_REASONS`) the text names."""
-    low = " ".join(text.lower().split())
+    """The refusal reasons (keys of :data:`REFUSAL_REASONS`) the text names.
+
+    The return window named as still open is context, not the reason.
+    """
+    low = _WINDOW_OPEN.sub(" ", " ".join(plain(text).split()))
     return {k for k, words in REFUSAL_REASONS.items() if any(w in low for w in words)}
 
 
 def not_eligible_stated(text: str) -> bool:
     """The text tells the customer the item cannot be returned or exchanged."""
-    return bool(_NOT_ELIGIBLE.search(text))
+    return bool(_NOT_ELIGIBLE.search(" ".join(plain(text).split())))
 
 
 # -- carriers (status answers, issue #9) -----------------------------------------------------------

@@ -79,7 +79,7 @@ Version history:
     2.2 — status steps are graded by status 2.2's verifier (one date, one tracking number,
           hedged statuses contradict, the order must be looked up); policy steps by policy
           1.1's (zero in words, counts in words, yes/no after an interjection or as what
-          the customer can do).
+          the customer can do); returns steps by returns 2.1's (refusals as written).
 """
 
 from __future__ import annotations

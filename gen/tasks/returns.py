@@ -47,6 +47,13 @@ Version history:
     2.0 — same-item lines across several orders (p_order_clash), told apart by a detail of
     status's kinds (slot ``order_hint``); the oracle asks for it and opens every candidate's
     details when only they tell; orders named by number rarer at high d.
+    2.1 — honest refusals as assistants write them are right (a false-negative pass; not
+    comparable with 2.0): "you can't return it", "we can't accept a return", "isn't
+    returnable", "non-returnable", "I'm not able to process a return" and curly apostrophes
+    ("can’t be returned") say the item is not eligible; "outside our return period", "the
+    return period has ended" name the window; the window named as still open ("even though
+    you're within the return window, opened hygiene items can't be returned") no longer
+    counts as a second reason; "customized", "engraved", "sanitary" name their reasons.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from shopgen.env.episode import ShopEnv
 from shopgen.schemas.errors import ShopgenError
 from shopgen.taskgen import TaskFactory, assistant_message
 from shopgen.verifiers.replay import play
+from shopgen.verifiers.text import not_eligible_stated, refusal_reasons_stated
 
 D_ALL = range(13)
 
@@ -280,3 +281,92 @@ def test_same_item_lines_grow_with_d_and_the_detail_singles_the_order_out(env, f
             assert all(o["placed_at"].date() != target["placed_at"].date() for o in rest)
         checked += 1
     assert checked > 0
+
+
+# -- 2.1: honest refusals as assistants write them are right (false negatives) ---------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            "Unfortunately, you can't return it because it's past the 30-day return window.",
+            "window",
+        ),
+        (
+            "I'm sorry, we can't accept a return for this item: it's outside our return period.",
+            "window",
+        ),
+        ("This item isn't returnable: the return period for this item has ended.", "window"),
+        ("This item is non-returnable — it was a final-sale item.", "final_sale"),
+        ("Unfortunately this item can’t be returned because it is perishable.", "perishable"),
+        (
+            "I'm not able to process a return for this item because it was customized for you.",
+            "personalised",
+        ),
+        (
+            "Even though you're still within the 30-day return window, opened hygiene items "
+            "can't be returned.",
+            "hygiene",
+        ),
+        (
+            "**This item is not eligible for return.** Reason: it's an opened *personal-care* item.",
+            "hygiene",
+        ),
+    ],
+)
+def test_honest_refusals_are_read(text, reason):
+    assert not_eligible_stated(text)
+    assert refusal_reasons_stated(text) == {reason}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "You can return it within 30 days.",
+        "We can take it back by mail.",
+        "I'm able to return it for you.",
+    ],
+)
+def test_an_offer_to_return_is_no_refusal(text):
+    assert not not_eligible_stated(text)
+
+
+def test_every_reason_at_once_is_still_wrong():
+    text = (
+        "You can't return it: the return window has expired, it was a final sale, it is "
+        "perishable, it is customized and it is a hygiene item."
+    )
+    assert len(refusal_reasons_stated(text)) == 5
+
+
+def test_honest_refusals_replayed_keep_the_oracles_reward(factory):
+    """Replayed with the oracle's tool calls, an assistant-style refusal scores as the oracle."""
+
+    words = {
+        "window": "it's outside our 30-day return period",
+        "final_sale": "it was a final-sale item",
+        "perishable": "perishable items can't be taken back",
+        "personalised": "it was customized for you",
+        "hygiene": "opened hygiene products aren't returnable",
+    }
+    seen = 0
+    for d in range(13):
+        for k in range(6):
+            row = factory.make("returns", d, k).row
+            goal = row.decoded("goal")
+            if goal["eligible"]:
+                continue
+            messages = json.loads(row.oracle)
+            oracle_score, _ = play(factory.env, row, messages)
+            text = (
+                f"Thanks for checking about order {goal['order_id']}.\n\nI'm sorry, but you "
+                f"can’t return it because {words[goal['refusal']]}.\n\nAnything else?"
+            )
+            score, _ = play(
+                factory.env, row, [*messages[:-1], {"role": "assistant", "content": text}]
+            )
+            assert score.is_correct, (text, score.details)
+            assert score.reward == oracle_score.reward
+            seen += 1
+    assert seen
