@@ -24,9 +24,10 @@ First message (what a policy reads):
     bundle's list) is known to the customer and given only when asked; a question about one
     step is best phrased with that step's goal words (the customer narrows to it).
 Final answer layout:
-    one paragraph per step, in step order, separated by a blank line; a step's text facts
-    (status, dates, policy answer, a refused return's reason) are graded on its own paragraph
-    when the message has exactly one paragraph per step, else on the whole message.
+    one paragraph per step, in step order, separated by a blank line, as the system prompt
+    tells the agent (since 2.2); a step's text facts (status, dates, policy answer, a refused
+    return's reason) are graded on its own paragraph when the message has exactly one
+    paragraph per step, else on the whole message.
 Tools offered:
     the union of the sub-environments' tools (``ENV_TOOLS["journey"]``).
 Hidden goal:
@@ -79,7 +80,9 @@ Version history:
     2.2 — status steps are graded by status 2.2's verifier (one date, one tracking number,
           hedged statuses contradict, the order must be looked up); policy steps by policy
           1.1's (zero in words, counts in words, yes/no after an interjection or as what
-          the customer can do); returns steps by returns 2.1's (refusals as written).
+          the customer can do); returns steps by returns 2.1's (refusals as written). The
+          system prompt states the final answer's layout the verifier grades by (one
+          paragraph per request, in order): an agent could not know it before.
 """
 
 from __future__ import annotations

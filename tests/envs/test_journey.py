@@ -52,6 +52,16 @@ def test_oracle_is_correct_at_every_level(rows, played):
         assert len(score.details["steps"]) == len(_steps(row))
 
 
+def test_the_agent_is_told_the_answer_layout_the_oracle_is_graded_by(rows):
+    """Text facts are graded paragraph by paragraph: the system prompt says so, the oracle does."""
+    for row in rows:
+        assert "one paragraph per request" in row.messages[0].content
+        final = json.loads(row.oracle)[-1]["content"]
+        assert (
+            texts(final, len(_steps(row))) != (final,) * len(_steps(row)) or len(_steps(row)) == 1
+        )
+
+
 def test_every_sub_environment_appears_where_usable(rows):
     seen = {(s["env"], row.d) for row in rows for s in _steps(row)}
     for env, low in SUB_ENVS.items():
