@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from shopgen.env.state import EpisodeState
-from shopgen.env.verifier import Score
+from shopgen.env.verifier import Score, copy_data
+from shopgen.gen.store import BoundedCache
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import PerObject, decoded
@@ -17,36 +18,51 @@ OVER_BUDGET_FACTOR = 0.5
 def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[str, Any]]:
     """r_task, is_correct and details of a bundle goal on a final state.
 
-    Public so that ``journey`` grades its bundle sub-goal with exactly this logic.
+    Public so that ``journey`` grades its bundle sub-goal with exactly this logic. Remembered
+    per goal object and list with the very fact records the runtime recorded, as
+    :func:`shopgen.verifiers.ranking.grade` is (see there): the details are shared, read them,
+    never change them.
     """
-    recs = list(state.recommendations)
-    facts = state.extra.get("recommended_facts", {})
-    required, kinds = _required(goal)
+    recs = state.recommendations
+    parsed = _parsed(goal)
     if not recs:
-        return -1.0, False, {"recommended": 0, "required": len(required)}
+        return -1.0, False, {"recommended": 0, "required": len(parsed.required)}
+    facts = state.extra.get("recommended_facts", {})
+    records = tuple(map(facts.get, recs))
+    key = (tuple(recs), tuple(map(id, records)))
+    hit = parsed.graded.get(key)
+    if hit is None:
+        hit = parsed.graded.put(key, (records, _grade(goal, parsed, records)))
+    return hit[1]
+
+
+def _grade(
+    goal: dict[str, Any], parsed: _Parsed, records: tuple[dict[str, Any] | None, ...]
+) -> tuple[float, bool, dict[str, Any]]:
+    """:func:`grade` of a list whose products' recorded facts are ``records`` (None: none)."""
+    required, kinds = parsed.required, parsed.kinds
     # Only in-stock products cover a kind; each kind counts once however often it is covered.
     covering: dict[str, int] = {}
-    for pid in recs:
-        fact = facts.get(pid)
+    for fact in records:
         if fact is not None and fact["stock_qty"] > 0:
             cat = fact["category_id"]
             covering[cat] = covering.get(cat, 0) + 1
     hit = sum(1 for cat in kinds if cat in covering)
-    f1 = 2 * hit / (len(recs) + len(required))
-    cents = sum(round(float(facts[pid]["price"]) * 100) for pid in recs if pid in facts)
+    f1 = 2 * hit / (len(records) + len(required))
+    cents = sum(round(float(fact["price"]) * 100) for fact in records if fact is not None)
     budget = goal.get("budget")
     within = budget is None or cents <= int(budget) * 100
     r_task = 2 * f1 * (1.0 if within else OVER_BUDGET_FACTOR) - 1
     correct = (
         hit == len(required)
-        and len(recs) == len(required)
+        and len(records) == len(required)
         and all(covering.get(cat) == 1 for cat in required)
         and within
     )
     details = {
         "covered": hit,
         "required": len(required),
-        "recommended": len(recs),
+        "recommended": len(records),
         "f1": round(f1, 6),
         "total": cents / 100,
         "within_budget": within,
@@ -54,14 +70,25 @@ def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[
     return r_task, correct, details
 
 
-def _make_required(goal: dict[str, Any]) -> tuple[list[str], frozenset[str]]:
-    """The goal's required categories in order, and the set of them."""
+class _Parsed(NamedTuple):
+    """What grading reads of a bundle goal, made once per goal object."""
+
+    required: list[str]  # the required categories, in order
+    kinds: frozenset[str]  # the set of them
+    graded: BoundedCache  # memo of whole lists (see grade), filled as graded
+
+
+#: Distinct recommendation lists (with their recorded facts) one goal remembers grading.
+GRADED_LIMIT = 64
+
+
+def _parse(goal: dict[str, Any]) -> _Parsed:
     required = [c["category"] for c in goal["categories"]]
-    return required, frozenset(required)
+    return _Parsed(required, frozenset(required), BoundedCache(GRADED_LIMIT))
 
 
 #: Per shared goal object (see :func:`shopgen.verifiers.rows.decoded`); read, never changed.
-_required = PerObject(_make_required)
+_parsed = PerObject(_parse)
 
 
 def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
@@ -70,5 +97,6 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
 
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
-    """The episode's Score: :func:`verdict` with the shared terms."""
-    return compose(task, state, *verdict(task, state))
+    """The episode's Score: :func:`verdict` with the shared terms, its details copied out."""
+    r_task, correct, details = verdict(task, state)
+    return compose(task, state, r_task, correct, copy_data(details))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from shopgen.env.state import EpisodeState
-from shopgen.env.verifier import Score
+from shopgen.env.verifier import Score, copy_data
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.ranking import grade
 from shopgen.verifiers.reward import Verdict, compose
@@ -18,5 +18,9 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
 
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:
-    """The episode's Score: :func:`verdict` with the shared terms."""
-    return compose(task, state, *verdict(task, state))
+    """The episode's Score: :func:`verdict` with the shared terms, its details copied out.
+
+    :func:`~shopgen.verifiers.ranking.grade` remembers the details it returns.
+    """
+    r_task, correct, details = verdict(task, state)
+    return compose(task, state, r_task, correct, copy_data(details))

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from shopgen.env.state import EpisodeState
+from shopgen.gen.store import BoundedCache
 from shopgen.gen.tasks.constraints import Constraints, Preference, dcg, discounts
 from shopgen.verifiers.rows import PerObject
 
@@ -33,6 +34,7 @@ class _Goal(NamedTuple):
     cons: Constraints
     pref: Preference
     judged: dict[tuple, tuple[tuple[str, ...], bool, float]]  # memo of _judged, filled as graded
+    graded: BoundedCache  # memo of whole lists (see grade), filled as graded
     attr_names: tuple[str, ...]  # the constrained attributes, in the constraints' order
     k: int
     tau: float
@@ -57,6 +59,7 @@ def _parse(goal: dict[str, Any]) -> _Goal:
         cons,
         Preference.from_dict(goal["preference"]),
         {},
+        BoundedCache(GRADED_LIMIT),
         tuple(cons.attrs),
         k,
         float(goal["ndcg_threshold"]),
@@ -72,6 +75,8 @@ _parsed = PerObject(_parse)
 
 #: Products judged per goal before its memo starts over (bounded like the other memos).
 JUDGED_LIMIT = 4096
+#: Distinct recommendation lists (with their recorded facts) one goal remembers grading.
+GRADED_LIMIT = 64
 
 #: How a recommended product without recorded facts is judged: unknown, out of stock, no gain.
 _UNKNOWN: tuple[tuple[str, ...], bool, float] = (("unknown",), False, 0.0)
@@ -109,18 +114,38 @@ def _judged(g: _Goal, pid: str, fact: dict[str, Any]) -> tuple[tuple[str, ...], 
 
 
 def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[str, Any]]:
-    """(r_task, correct, details) of the latest recommendation list."""
-    recs = list(state.recommendations)
+    """(r_task, correct, details) of the latest recommendation list.
+
+    Remembered per goal object and list, with the very fact records the runtime recorded for
+    it: ``recommend_products`` shares one record per (product, stock) between episodes, so a
+    replayed list — a trainer's next epoch, a journey's proof — is graded by one look-up
+    instead of judging its products again. The key holds the records' identities and the
+    value the records themselves (so no other record can take an identity while remembered);
+    records are read, never changed, as every reader of ``recommended_facts`` treats them.
+    The details are shared by every grading of the list: read them, never change them.
+    """
+    recs = state.recommendations
     if not recs:
         return -1.0, False, {"reason": "no recommendation"}
     g = _parsed(goal)
-    k = g.k
     facts = state.extra.get("recommended_facts") or {}
+    records = tuple(map(facts.get, recs))
+    key = (tuple(recs), tuple(map(id, records)))
+    hit = g.graded.get(key)
+    if hit is None:
+        hit = g.graded.put(key, (records, _grade(g, recs, records)))
+    return hit[1]
+
+
+def _grade(
+    g: _Goal, recs: list[str], records: tuple[dict[str, Any] | None, ...]
+) -> tuple[float, bool, dict[str, Any]]:
+    """:func:`grade` of the list ``recs`` whose recorded facts are ``records`` (None: none)."""
+    k = g.k
     items = []
     head_gains = []  # of the first k products
     n_ok = oos = 0  # feasible in-stock products among the first k; out-of-stock ones in all
-    for pid in recs:
-        fact = facts.get(pid)
+    for pid, fact in zip(recs, records, strict=True):
         broken, in_stock, gain = _judged(g, pid, fact) if fact else _UNKNOWN
         ok = not broken and in_stock
         items.append(

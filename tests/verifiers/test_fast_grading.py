@@ -226,3 +226,27 @@ def test_bundle_grade_equals_the_counter_grade(state, required, budget):
 )
 def test_round6_is_round_to_six_digits_sign_included(value):
     assert repr(_round6(value)) == repr(round(value, 6))
+
+
+@settings(max_examples=100)
+@given(facts=st.lists(st.dictionaries(st.sampled_from(PIDS[:3]), facts_st), min_size=2, max_size=4))
+def test_a_remembered_list_answers_only_for_its_own_fact_records(facts):
+    """The same ids recorded again with other facts (other records) are graded anew."""
+    goal = _ranking_goal(2, 100.0, [])
+    kit = {"categories": [{"category": c} for c in CATEGORIES[:2]], "budget": 150}
+    for recorded in facts:
+        episode = _state(PIDS[:3], recorded)
+        assert ranking.grade(goal, episode) == _ranking_reference(goal, episode)
+        assert bundle.grade(kit, episode) == _bundle_reference(kit, episode)
+
+
+def test_a_remembered_list_changes_with_a_product_sold_out():
+    sold_out = {**_FACT, "stock_qty": 0}
+    goal = _ranking_goal(2, None, [])
+    kit = {"categories": [{"category": "c1"}, {"category": "c2"}], "budget": None}
+    graded = []
+    for facts in ({"P0": _FACT, "P2": _FACT}, {"P0": sold_out, "P2": _FACT}):
+        episode = _state(["P0", "P2"], facts)
+        graded.append((ranking.grade(goal, episode), bundle.grade(kit, episode)))
+        assert graded[-1] == (_ranking_reference(goal, episode), _bundle_reference(kit, episode))
+    assert graded[0] != graded[1]

@@ -343,3 +343,24 @@ def test_compose_reads_min_turns_from_the_verifiers_decoding(min_turns, turns, m
     score = compose(row, EpisodeState(turns=turns), 1.0, True, {})
     assert loads == []  # the goal was not decoded again
     assert score.r_eff == round(r_eff(turns, min_turns=min_turns, T_max=12), 6)
+
+
+def _emptied(value: object) -> None:
+    """Clear every list and dict in ``value``, innermost first."""
+    items = value.values() if isinstance(value, dict) else value
+    for item in list(items):
+        if isinstance(item, dict | list):
+            _emptied(item)
+    value.clear()
+
+
+@pytest.mark.parametrize("env_name", ["discovery", "substitution", "bundle"])
+def test_remembered_list_grading_hands_each_score_its_own_details(shop, factory, env_name):
+    """The graders remember details; a caller changing a Score's details changes no other."""
+    row = factory.make(env_name, 5, 0).row
+    oracle = json.loads(row.oracle)
+    first, _ = play(shop, row, oracle)
+    kept = copy.deepcopy(first.details)
+    _emptied(first.details)
+    again, _ = play(shop, row, oracle)
+    assert again.details == kept
