@@ -145,6 +145,7 @@ class _Prepared(NamedTuple):
     messages: list[dict[str, Any]]  # the opening messages (copied for each episode)
     limits: tuple[int, int]  # (B_tool, T_max)
     stock: tuple[dict[str, int], frozenset[str]]  # stock_rules(episode); read, never changed
+    switch: bool  # the user script schedules a switch (see _switch_scheduled)
 
 
 def _prepare(task: dict[str, Any] | TaskRow, store: CatalogStore) -> _Prepared:
@@ -181,6 +182,7 @@ def _prepare(task: dict[str, Any] | TaskRow, store: CatalogStore) -> _Prepared:
         [{"role": m.role, "content": m.content} for m in row.messages],  # model_dump, faster
         (row.axis("B_tool"), row.axis("T_max")),
         stock,
+        _switch_scheduled(row.user_script),
     )
 
 
@@ -213,7 +215,16 @@ class ShopEnv:
             without one): for exploring hand-made tasks that have no hidden goal.
     """
 
-    __slots__ = ("_ctx", "_limits", "_offered", "_score", "_shared", "_tools", "transcript")
+    __slots__ = (
+        "_ctx",
+        "_limits",
+        "_offered",
+        "_score",
+        "_shared",
+        "_switch",
+        "_tools",
+        "transcript",
+    )
 
     def __init__(
         self, catalog: CatalogStore | str | Path, *, search: Any = None, score: bool = True
@@ -223,6 +234,7 @@ class ShopEnv:
         self._score = score
         self._ctx: ToolContext | None = None
         self._limits = (0, 0)  # the task's (B_tool, T_max), read once per reset
+        self._switch = False  # whether the task's customer has a switch scheduled
         self._offered: frozenset[str] = frozenset()
         self._tools: list[dict[str, Any]] = []
         self.transcript: list[dict[str, Any]] = []
@@ -238,6 +250,7 @@ class ShopEnv:
         env._score = self._score if score is None else score
         env._ctx = None
         env._limits = (0, 0)
+        env._switch = False
         env._offered = frozenset()
         env._tools = []
         env.transcript = []
@@ -271,7 +284,7 @@ class ShopEnv:
                 or names another catalog.
         """
         shared = self._shared
-        row, episode, messages, self._limits, stock = shared.prepare(task)
+        row, episode, messages, self._limits, stock, self._switch = shared.prepare(task)
         self._tools, self._offered = shared.offered(row.tools)
         search = shared.search_index() if "catalog_search" in self._offered else None
         self._ctx = ToolContext.create(shared.store, row, episode, search, shared.memo, stock)
@@ -338,7 +351,7 @@ class ShopEnv:
         attempted = parsed.calls_attempted
         if attempted:
             state.calls_per_turn.append(len(parsed.items))
-        if attempted and turn < t_max:
+        if attempted and turn < t_max and self._switch:
             said = _customer_speaks(ctx, turn)
             if said is not None:
                 results.append({"role": "user", "content": said})
@@ -405,18 +418,11 @@ def _assistant_record(message: object) -> dict[str, Any]:
 def _customer_speaks(ctx: ToolContext, turn: int) -> str | None:
     """What the customer says unprompted after ``turn``: a scheduled switch that is due.
 
-    Only tasks whose user script schedules a switch pay for making the simulated user.
+    Called only for tasks whose user script schedules a switch (:func:`_switch_scheduled`):
+    only they pay for making the simulated user.
     """
     user = ctx.user
     if user is None:
-        text = ctx.task.user_script
-        if '"switch"' not in text or _switch_is_null(text):
-            return None
-        try:
-            if compile_script(text).script.switch is None:  # cached per distinct script
-                return None
-        except ConfigError:
-            return None
         try:
             user = customer(ctx)
         except ToolError:
@@ -427,15 +433,30 @@ def _customer_speaks(ctx: ToolContext, turn: int) -> str | None:
     return said
 
 
+def _switch_scheduled(text: str) -> bool:
+    """Whether a user script's compiled form schedules a switch (an invalid script: no).
+
+    Read once per task row (:class:`_Prepared`): without a switch the customer never speaks
+    unprompted, so ``step`` skips asking (most rows carry ``"switch": null``, which
+    :func:`_switch_is_null` reads without the full validation of :func:`compile_script`).
+    """
+    if '"switch"' not in text or _switch_is_null(text):
+        return False
+    try:
+        return compile_script(text).script.switch is not None  # cached per distinct script
+    except ConfigError:
+        return False
+
+
 @lru_cache(maxsize=8192)
 def _switch_is_null(text: str) -> bool:
     """Whether a user script's JSON reads as an object whose ``switch`` is null or absent.
 
     Such a script schedules no switch whether or not it is valid (an invalid one schedules
-    none either), so the customer stays silent without :func:`compile_script`'s full
-    validation and slot matchers: every row carries ``"switch": null`` when it has none, and
-    only tasks that ask the customer something need the compiled script. Text ``json`` cannot
-    read answers False and takes the full path.
+    none either), so it needs neither :func:`compile_script`'s full validation nor its slot
+    matchers: every row carries ``"switch": null`` when it has none, and only tasks that ask
+    the customer something need the compiled script. Text ``json`` cannot read answers False
+    and takes the full path.
     """
     try:
         script = json.loads(text)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shopgen.env.episode import TaskError, _prepare, _switch_is_null
+from shopgen.env.episode import TaskError, _prepare, _switch_is_null, _switch_scheduled
 from shopgen.env.tools.context import stock_rules
 from shopgen.env.user import compile_script
 from shopgen.schemas.errors import ConfigError
@@ -61,6 +61,21 @@ def test_a_null_switch_means_no_scheduled_switch(text: str) -> None:
         with contextlib.suppress(ValueError):
             obj = json.loads(text)
         assert not (isinstance(obj, dict) and obj.get("switch") is None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_script_texts())
+def test_a_rows_switch_flag_is_the_compiled_scripts_switch(text: str) -> None:
+    """step asks the customer to speak unprompted only when the flag says a switch is due."""
+    assert _switch_scheduled(text) == _scheduled_switch(text)
+
+
+def test_prepared_rows_carry_their_switch_flag() -> None:
+    row = _row_with("{}")
+    with_switch = json.dumps({"slots": [_SLOT], "switch": _SWITCH}, sort_keys=True)
+    assert not _prepare(row, _Store()).switch  # type: ignore[arg-type]
+    switching = row.model_copy(update={"user_script": with_switch})
+    assert _prepare(switching, _Store()).switch  # type: ignore[arg-type]
 
 
 def test_generated_scripts_without_a_switch_take_the_shortcut() -> None:
