@@ -316,12 +316,14 @@ class ShopEnv:
         parsed = parse_shared(message)  # read only: never change it
         state.turns += 1
         turn = state.turns
-        errors_before = len(state.errors)
-        self.transcript.append(_assistant_record(message))
+        errors = state.errors
+        errors_before = len(errors)
+        transcript = self.transcript
+        transcript.append(_assistant_record(message))
         results: list[dict[str, Any]] = []
         budget, t_max = self._limits
-        for i, item in enumerate(parsed.items):
-            call_id = item.call_id or f"call_{turn}_{i}"
+        items, offered, shared = parsed.items, self._offered, parsed.shared
+        for i, item in enumerate(items):
             if i >= budget:
                 content = self._fail(
                     turn,
@@ -332,35 +334,31 @@ class ShopEnv:
             elif isinstance(item, ParseIssue):
                 content = self._fail(turn, item.name, "parse", item.message)
             else:
-                content, _ = invoke(
-                    ctx,
-                    item.name,
-                    item.arguments,
-                    self._offered,
-                    loose=item.loose,
-                    shared=parsed.shared,
-                )
+                content = invoke(
+                    ctx, item.name, item.arguments, offered, loose=item.loose, shared=shared
+                )[0]
             results.append(
                 {
                     "role": "tool",
-                    "tool_call_id": call_id,
+                    "tool_call_id": item.call_id or f"call_{turn}_{i}",
                     "name": item.name or "",
                     "content": content,
                 }
             )
-        attempted = parsed.calls_attempted
-        if attempted:
-            state.calls_per_turn.append(len(parsed.items))
-        if attempted and turn < t_max and self._switch:
-            said = _customer_speaks(ctx, turn)
-            if said is not None:
-                results.append({"role": "user", "content": said})
-        self.transcript.extend(results)
+        if items:  # a turn that called tools (parsed.calls_attempted)
+            state.calls_per_turn.append(len(items))
+            if turn < t_max and self._switch:
+                said = _customer_speaks(ctx, turn)
+                if said is not None:
+                    results.append({"role": "user", "content": said})
+        transcript += results
         info: dict[str, Any] = {
             "turn": turn,
-            "errors": list(map(_error_dict, state.errors[errors_before:])),
+            "errors": [_error_dict(e) for e in errors[errors_before:]]
+            if len(errors) > errors_before
+            else [],
         }
-        if not attempted or turn >= t_max:
+        if not items or turn >= t_max:
             state.done = True
             state.final_text = parsed.content
             return {"messages": results}, True, self._finish(info), info

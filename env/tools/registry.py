@@ -363,22 +363,46 @@ def _collect_ids(value: Any, products: set[str], variants: set[str]) -> None:
 
 #: Shared argument dicts whose validation :func:`invoke` remembers (see its ``shared``).
 _VALIDATED_LIMIT = 8192
-_VALIDATED = BoundedCache(_VALIDATED_LIMIT)  # id(arguments) → (arguments, spec, loose, args)
+_VALIDATED = BoundedCache(_VALIDATED_LIMIT)  # id(arguments) → (arguments, spec, loose, checked)
 
 
-def _validated(spec: ToolSpec, arguments: dict[str, Any], loose: bool) -> dict[str, Any]:
-    """``spec.validate(arguments, loose=loose)``, remembered per shared ``arguments`` object.
+def _checked(
+    spec: ToolSpec, arguments: dict[str, Any], loose: bool
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """``spec.validate(arguments, loose=loose)`` and the product ids the call uses, in order.
+
+    The ids are the values of the tool's ``product_id`` / ``product_ids`` arguments
+    (:attr:`ToolSpec.id_params`), which :func:`invoke` records as used.
+
+    Raises:
+        ToolError: as :meth:`ToolSpec.validate`.
+    """
+    args = spec.validate(arguments, loose=loose)
+    used: list[str] = []
+    for key in spec.id_params:
+        value = args.get(key)
+        if isinstance(value, list):
+            used += value
+        elif value:
+            used.append(value)
+    return args, tuple(used)
+
+
+def _validated(
+    spec: ToolSpec, arguments: dict[str, Any], loose: bool
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """:func:`_checked`, remembered per shared ``arguments`` object.
 
     A shared parse hands the same, never-changed dict to every replay of a message, so its
     validation is a pure function of that object (held here, so its ``id`` is not reused
     while remembered), the tool and ``loose``. A failed validation raises again each time.
     """
-    hit = _VALIDATED.get(id(arguments))
+    hit = _VALIDATED.data.get(id(arguments))
     if hit is not None and hit[0] is arguments and hit[1] is spec and hit[2] is loose:
         return hit[3]
-    args = spec.validate(arguments, loose=loose)
-    _VALIDATED.put(id(arguments), (arguments, spec, loose, args))
-    return args
+    checked = _checked(spec, arguments, loose)
+    _VALIDATED.put(id(arguments), (arguments, spec, loose, checked))
+    return checked
 
 
 def invoke(
@@ -418,13 +442,9 @@ def invoke(
             raise ToolError(
                 f"{name} is not available here; tools: {', '.join(sorted(offered))}", "not_offered"
             )
-        args = (
-            _validated(spec, arguments, loose) if shared else spec.validate(arguments, loose=loose)
-        )
-        for key in spec.id_params:
-            value = args.get(key)
-            for pid in value if isinstance(value, list) else [value] if value else []:
-                state.note_used(pid)
+        args, used = (_validated if shared else _checked)(spec, arguments, loose)
+        for pid in used:
+            state.note_used(pid)
         state.tool_calls.append((state.turns, name, args))
         result = spec.fn(ctx, **args)
     except ToolError as exc:

@@ -203,25 +203,53 @@ def test_fast_validate_of_list_arguments_equals_the_reference(data):
         assert all(fast[1][k] is not v for k, v in arguments.items())
 
 
+def _reference_checked(spec, arguments, loose):
+    """The validation and the product ids invoke records as used, as it computed them inline."""
+    args = spec.validate(arguments, loose=loose)
+    used = []
+    for key in spec.id_params:
+        value = args.get(key)
+        for pid in value if isinstance(value, list) else [value] if value else []:
+            used.append(pid)
+    return args, used
+
+
+def _checked_outcome(fn):
+    from shopgen.env.tools.registry import ToolError
+
+    try:
+        args, used = fn()
+    except ToolError as exc:
+        return ("error", exc.kind, exc.message)
+    return ("ok", args, [type(v) for v in args.values()], list(used))
+
+
 @settings(max_examples=100)
 @given(st.data())
 def test_remembered_validation_equals_validate(data):
     """invoke's ``shared`` validation: a hit is the first validation, a failure raises again."""
     from shopgen.env.tools import REGISTRY
-    from shopgen.env.tools.registry import _validated
+    from shopgen.env.tools.registry import _checked, _validated
 
     spec = REGISTRY[data.draw(st.sampled_from(sorted(REGISTRY)))]
     names = [p.name for p in spec.params] + ["bogus"]
-    value = st.none() | st.booleans() | st.integers() | st.text(max_size=5)
+    value = (
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.text(max_size=5)
+        | st.lists(st.text(max_size=3), max_size=3)
+    )
     arguments = data.draw(st.dictionaries(st.sampled_from(names), value, max_size=4))
     loose = data.draw(st.booleans())
-    reference = _outcome(lambda: spec.validate(arguments, loose=loose))
-    assert repr(_outcome(lambda: _validated(spec, arguments, loose))) == repr(reference)
-    assert repr(_outcome(lambda: _validated(spec, arguments, loose))) == repr(reference)
+    reference = _checked_outcome(lambda: _reference_checked(spec, arguments, loose))
+    assert repr(_checked_outcome(lambda: _checked(spec, arguments, loose))) == repr(reference)
+    assert repr(_checked_outcome(lambda: _validated(spec, arguments, loose))) == repr(reference)
+    assert repr(_checked_outcome(lambda: _validated(spec, arguments, loose))) == repr(reference)
     if data.draw(st.booleans()):  # another tool's validation of the same dict is not reused
         other = REGISTRY[data.draw(st.sampled_from(sorted(REGISTRY)))]
-        expected = _outcome(lambda: other.validate(arguments, loose=loose))
-        assert repr(_outcome(lambda: _validated(other, arguments, loose))) == repr(expected)
+        expected = _checked_outcome(lambda: _reference_checked(other, arguments, loose))
+        assert repr(_checked_outcome(lambda: _validated(other, arguments, loose))) == repr(expected)
 
 
 def test_arguments_handed_over_as_a_dict_are_read_anew_each_step(store, env, picks):
@@ -385,3 +413,20 @@ def test_copy_data_is_a_deep_copy(value):
 
     originals = {id(c) for c in containers(value)}
     assert not originals & {id(c) for c in containers(copied)}  # no dict or list shared
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("recommend_products", {"product_ids": ["P2", "P1", "P3"]}),
+        ("catalog_get_product", {"product_id": "P1"}),
+        ("cart_view", {}),
+    ],
+)
+def test_checked_calls_name_the_product_ids_they_use_in_order(tool, arguments):
+    from shopgen.env.tools import REGISTRY
+    from shopgen.env.tools.registry import _checked
+
+    spec = REGISTRY[tool]
+    args, used = _reference_checked(spec, arguments, False)
+    assert _checked(spec, arguments, False) == (args, tuple(used))
