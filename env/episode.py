@@ -40,7 +40,7 @@ from shopgen.env.tools.context import MEMO_LIMIT, stock_rules
 from shopgen.env.tools.dialogue import customer
 from shopgen.env.tools.registry import error_result
 from shopgen.env.user import compile_script
-from shopgen.env.verifier import get_verifier
+from shopgen.env.verifier import Score, get_verifier
 from shopgen.gen.store import BoundedCache, CatalogStore
 from shopgen.schemas.errors import ConfigError, DatasetError, ShopgenError
 from shopgen.schemas.task import TaskRow
@@ -309,6 +309,52 @@ class ShopEnv:
         Raises:
             EpisodeError: before ``reset`` or after the episode ended.
         """
+        results, done, errors_before = self._turn(message)
+        state = self.state
+        errors = state.errors
+        info: dict[str, Any] = {
+            "turn": state.turns,
+            "errors": [_error_dict(e) for e in errors[errors_before:]]
+            if len(errors) > errors_before
+            else [],
+        }
+        if done:
+            return {"messages": results}, True, self._finish(info), info
+        return {"messages": results}, False, 0.0, info
+
+    def advance(self, message: dict[str, Any] | str) -> bool:
+        """Play one assistant turn as :meth:`step` does, returning only whether it ended.
+
+        For replays that read nothing but the final score (:meth:`final_score`): the turn
+        changes the state and the transcript exactly as ``step`` would, without building the
+        observation, the info and, at the end, the state summary that nobody reads there.
+
+        Raises:
+            EpisodeError: before ``reset`` or after the episode ended.
+        """
+        return self._turn(message)[1]
+
+    def final_score(self) -> Score | None:
+        """The verifier's :class:`Score` of the ended episode; None without a verifier.
+
+        What the final ``step`` reports in ``info`` (computed anew at each call).
+
+        Raises:
+            EpisodeError: before ``reset`` or before the episode ended.
+        """
+        ctx = self._require_ctx()
+        if not ctx.state.done:
+            raise EpisodeError("the episode is still going; its score comes at its end")
+        verifier = get_verifier(ctx.task.env) if self._score else None
+        return None if verifier is None else verifier(ctx.task, ctx.state, self.transcript)
+
+    def _turn(self, message: dict[str, Any] | str) -> tuple[list[dict[str, Any]], bool, int]:
+        """One assistant turn, shared by :meth:`step` and :meth:`advance`.
+
+        Returns:
+            The turn's result messages (also added to the transcript), whether the turn ended
+            the episode, and how many errors the episode had before it.
+        """
         ctx = self._require_ctx()
         state = ctx.state
         if state.done:
@@ -316,8 +362,7 @@ class ShopEnv:
         parsed = parse_shared(message)  # read only: never change it
         state.turns += 1
         turn = state.turns
-        errors = state.errors
-        errors_before = len(errors)
+        errors_before = len(state.errors)
         transcript = self.transcript
         transcript.append(_assistant_record(message))
         results: list[dict[str, Any]] = []
@@ -352,17 +397,11 @@ class ShopEnv:
                 if said is not None:
                     results.append({"role": "user", "content": said})
         transcript += results
-        info: dict[str, Any] = {
-            "turn": turn,
-            "errors": [_error_dict(e) for e in errors[errors_before:]]
-            if len(errors) > errors_before
-            else [],
-        }
-        if not items or turn >= t_max:
+        done = not items or turn >= t_max
+        if done:
             state.done = True
             state.final_text = parsed.content
-            return {"messages": results}, True, self._finish(info), info
-        return {"messages": results}, False, 0.0, info
+        return results, done, errors_before
 
     def _fail(self, turn: int, tool: str | None, kind: str, message: str) -> str:
         self._require_ctx().state.errors.append(ErrorRecord(turn, tool, kind, message))
@@ -370,13 +409,11 @@ class ShopEnv:
 
     def _finish(self, info: dict[str, Any]) -> float | None:
         """Fill the final ``info``; the verifier's reward, or None when there is no verifier."""
-        ctx = self._require_ctx()
-        info["state"] = ctx.state.summary()
-        verifier = get_verifier(ctx.task.env) if self._score else None
-        if verifier is None:
+        info["state"] = self.state.summary()
+        score = self.final_score()
+        if score is None:
             info["reward"] = None
             return None
-        score = verifier(ctx.task, ctx.state, self.transcript)
         # The Score is dropped here, so its details are handed over uncopied (to_dict would
         # copy them): verifiers never keep the details they compose (verifiers.reward.compose).
         info["score"] = {

@@ -28,16 +28,14 @@ def play(
     """Play ``messages`` (assistant turns) on ``task``; return the final score and state.
 
     Turns after the episode ended are ignored; if the messages run out first, the episode ends
-    as if the agent had stopped talking.
+    as if the agent had stopped talking. The turns are played with :meth:`ShopEnv.advance`:
+    the state, transcript and score are :meth:`ShopEnv.step`'s, without the observations and
+    infos nobody reads here.
     """
     env.reset(task)
-    info: dict[str, Any] = {}
-    done = False
     for message in messages:
-        _, done, _, info = env.step(message)
-        if done:
+        if env.advance(message):
             break
-    if not done:
-        _, _, _, info = env.step(_SILENCE)
-    score = info.get("score")
-    return (Score(**score) if score else None), env.state
+    else:
+        env.advance(_SILENCE)
+    return env.final_score(), env.state

@@ -11,12 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shopgen.env.episode import ShopEnv
-from shopgen.env.verifier import get_verifier
+from shopgen.env.verifier import Score, get_verifier
 from shopgen.policies import play as play_policy
+from shopgen.schemas.envs import ENV_NAMES
 from shopgen.schemas.task import TaskRow
 from shopgen.taskgen import TaskFactory
 from shopgen.verifiers import ranking
-from shopgen.verifiers.replay import play
+from shopgen.verifiers.replay import assistant_messages, play
 from shopgen.verifiers.rows import decoded
 
 
@@ -364,3 +365,33 @@ def test_remembered_list_grading_hands_each_score_its_own_details(shop, factory,
     _emptied(first.details)
     again, _ = play(shop, row, oracle)
     assert again.details == kept
+
+
+def _reference_play(env, task, messages):
+    """verifiers.replay.play as it was: every turn through step, the score read from info."""
+    env.reset(task)
+    info, done = {}, False
+    for message in messages:
+        _, done, _, info = env.step(message)
+        if done:
+            break
+    if not done:
+        _, _, _, info = env.step({"role": "assistant", "content": ""})
+    score = info.get("score")
+    return (Score(**score) if score else None), env.state, list(env.transcript)
+
+
+@pytest.mark.parametrize("env_name", ENV_NAMES)
+def test_replay_through_advance_equals_replay_through_step(shop, factory, env_name):
+    """play's lean turns give step's score, state and transcript: whole, cut short, overlong."""
+    for d in (0, 6):
+        row = factory.make(env_name, d, 0).row
+        for policy in ("oracle", "heuristic", "random"):
+            play_policy(shop, row, policy)
+            turns = assistant_messages(shop.transcript)
+            for messages in (turns, turns[:1], [*turns, *turns]):
+                score, state, transcript = _reference_play(shop, row, messages)
+                got, got_state = play(shop, row, messages)
+                assert got == score
+                assert got_state == state
+                assert shop.transcript == transcript
