@@ -144,8 +144,11 @@ def _message_key(message: dict[str, Any]) -> tuple[Any, ...] | None:
     The content text (None reads as empty), then each call's id, type, name and arguments,
     defaults filled in as the parse fills them, in one flat tuple (cheaper to hash than one
     per call); the content alone when there are no calls (the parse then reads only it).
-    Content given as parts, a call that is not a dict of strings, or ``tool_calls`` that is
-    not a list gives None.
+    Content given as parts, a call or function that is not a dict, ``tool_calls`` that is
+    not a list, or a value that is neither text nor None (such as arguments given as a dict)
+    gives None. Text and None compare equal only to themselves, so equal keys are equal
+    values and the parse, a function of them, is the same: the values' types are checked once,
+    all together, after the loop.
     """
     content = message.get("content")
     if content is None:
@@ -162,17 +165,17 @@ def _message_key(message: dict[str, Any]) -> tuple[Any, ...] | None:
         function = call.get("function") if type(call) is dict else None
         if type(function) is not dict:
             return None
-        call_id, kind = call.get("id"), call.get("type", "function")
-        name, arguments = function.get("name"), function.get("arguments", {})
-        if (
-            (call_id is not None and type(call_id) is not str)
-            or type(kind) is not str
-            or type(name) is not str
-            or type(arguments) is not str
-        ):
-            return None
-        key += (call_id, kind, name, arguments)
-    return tuple(key)
+        key += (
+            call.get("id"),
+            call.get("type", "function"),
+            function.get("name"),
+            function.get("arguments", {}),
+        )
+    return tuple(key) if _TEXT_TYPES.issuperset(map(type, key)) else None
+
+
+#: The value types a message key may hold (see :func:`_message_key`).
+_TEXT_TYPES = frozenset({str, type(None)})
 
 
 def parse_text(text: str) -> ParsedMessage:

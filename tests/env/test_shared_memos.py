@@ -139,3 +139,28 @@ def test_remembered_replies_equal_replies_rendered_on_a_fresh_script(shop):
         assert ask(warm) == first  # every reply from the memo
         plain = dataclasses.replace(warm, rendered=_Forgetful())
         assert ask(plain) == first  # every reply rendered anew
+
+
+def _call(**fields):
+    function = {k: fields.pop(k) for k in ("name", "arguments") if k in fields}
+    return {**fields, "function": function}
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ({"type": 1}, {"type": True}, {"type": 1.0}),
+        ({"id": 1, "type": 2}, {"id": True, "type": 2.0}),
+        ({"arguments": {"q": 1}}, {"arguments": '{"q": 1}'}, {"arguments": None}),
+        ({"name": None}, {"name": 0}, {"name": False}),
+    ],
+)
+def test_shared_parses_of_equal_values_of_other_types_are_their_own(values):
+    """Only text and None go into a message's memo key: 1, True and 1.0 are equal keys."""
+    for fields in values:
+        call = _call(**{"name": "cart_view", "arguments": "{}", **fields})
+        message = {"content": "hi", "tool_calls": [call]}
+        key = parsing._message_key(message)
+        assert key is None or all(v is None or type(v) is str for v in key)
+        assert parse_shared(message) == parse_assistant(message)
+        assert parse_shared(message) == parse_assistant(message)
