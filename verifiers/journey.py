@@ -202,18 +202,15 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     """
     plan = _plan(task)
     hall, failed = r_hall(state), protocol_failure(state) is not None
-    graded = []
+    steps = []
+    total, all_correct = 0.0, True
     for step, view in zip(plan.steps, _step_views(state, plan), strict=True):
         r_task, correct, _ = step.verdict(step.task, view)
-        graded.append(task_terms(r_task, correct, hall=hall, failed=failed))
-    details = {
-        "steps": [
-            {"env": step.env, "r_task": r_task, "is_correct": correct}
-            for step, (r_task, correct) in zip(plan.steps, graded, strict=True)
-        ]
-    }
-    mean = sum(r_task for r_task, _ in graded) / len(graded)
-    return mean, all(correct for _, correct in graded), details
+        r_task, correct = task_terms(r_task, correct, hall=hall, failed=failed)
+        steps.append({"env": step.env, "r_task": r_task, "is_correct": correct})
+        total += r_task
+        all_correct = all_correct and correct
+    return total / len(steps), all_correct, {"steps": steps}
 
 
 def _step_views(state: EpisodeState, plan: _Plan) -> Iterator[EpisodeState]:
