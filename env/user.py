@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from shopgen.gen.render import render_user_reply
 from shopgen.gen.seeding import stream
@@ -257,10 +257,10 @@ class CompiledScript:
         """:func:`match_slots` of ``question``, remembered."""
         return self.asked.remember(question, lambda: tuple(match_slots(self, question)))
 
-    def answerable(self, question: str) -> tuple[tuple[ScriptSlot, ...], tuple[int, ...]]:
-        """The speakable slots ``question`` asks about, and their positions in the script.
+    def answerable(self, question: str) -> Answerable:
+        """The speakable slots ``question`` asks about, with what a reply records of them.
 
-        The positions name the slots in a reply's memo key (names need not be unique).
+        Remembered per question: a replayed episode asks the same questions again.
         """
         hit = self.answers.get(question)
         if hit is None:
@@ -268,8 +268,19 @@ class CompiledScript:
             where = tuple(
                 next(i for i, m in enumerate(self.matchers) if m.slot is s) for s in slots
             )
-            hit = self.answers.put(question, (slots, where))
+            names = tuple(s.name for s in slots)
+            omitted = tuple(s.name for s in slots if s.omitted)
+            hit = self.answers.put(question, Answerable(slots, where, names, omitted))
         return hit
+
+
+class Answerable(NamedTuple):
+    """What :meth:`CompiledScript.answerable` finds for a question: a pure function of it."""
+
+    slots: tuple[ScriptSlot, ...]  # the speakable slots asked about, in script order
+    where: tuple[int, ...]  # their positions in the script (a reply's memo key; names repeat)
+    names: tuple[str, ...]  # their names, as the question's record lists them
+    omitted: tuple[str, ...]  # the names of those the first message left out
 
 
 @lru_cache(maxsize=8192)
@@ -400,17 +411,16 @@ class SimulatedUser:
         switch_text = self._switch_due(turn)
         if switch_text:
             parts.append(switch_text)
-        answered, where = self.compiled.answerable(question)
+        answered, where, names, omitted = self.compiled.answerable(question)
         if answered:
             parts.append(self._render("answer", where, lambda: self._answer_slots(answered)))
-            for s in answered:
-                if s.omitted and s.name not in self.revealed:
-                    self.revealed.append(s.name)
+            revealed = self.revealed
+            for name in omitted:
+                if name not in revealed:
+                    revealed.append(name)
         elif not switch_text:
             parts.append(self._render("dont_know", (), tuple))
-        self.questions.append(
-            {"turn": turn, "question": question, "answered": [s.name for s in answered]}
-        )
+        self.questions.append({"turn": turn, "question": question, "answered": list(names)})
         return {"reply": " ".join(parts)}
 
     def at_turn_end(self, turn: int) -> str | None:

@@ -20,7 +20,7 @@ from shopgen.env import parsing
 from shopgen.env.episode import ShopEnv
 from shopgen.env.parsing import parse_assistant, parse_shared
 from shopgen.env.tools import dialogue
-from shopgen.env.user import SimulatedUser, compile_script
+from shopgen.env.user import SimulatedUser, compile_script, match_slots
 from shopgen.gen.store import BoundedCache
 from shopgen.policies import POLICIES
 from shopgen.policies import play as play_policy
@@ -164,3 +164,25 @@ def test_shared_parses_of_equal_values_of_other_types_are_their_own(values):
         assert key is None or all(v is None or type(v) is str for v in key)
         assert parse_shared(message) == parse_assistant(message)
         assert parse_shared(message) == parse_assistant(message)
+
+
+def _reference_answerable(compiled, question):
+    """The slots a question gets answered, and what reply recorded of them, read slot by slot."""
+    slots = tuple(s for s in match_slots(compiled, question) if s.name in compiled.speakable)
+    where = tuple(next(i for i, m in enumerate(compiled.matchers) if m.slot is s) for s in slots)
+    return slots, where, tuple(s.name for s in slots), tuple(s.name for s in slots if s.omitted)
+
+
+@pytest.fixture(scope="module")
+def scripts(shop):
+    factory = TaskFactory(shop, seed=0)
+    rows = [factory.make(name, d, 0).row for name in ("journey", "cart", "policy") for d in (3, 9)]
+    return [row.user_script for row in rows]
+
+
+@given(question=st.sampled_from(["which colour?", "how many", "what size and color", "budget"]))
+def test_answerable_names_and_omitted_slots_are_the_slots_own(scripts, question):
+    for text in scripts:
+        compiled = compile_script(text)
+        for asked in (question, f"About the order: {question}"):
+            assert tuple(compiled.answerable(asked)) == _reference_answerable(compiled, asked)
