@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
+from shopgen.gen.store import BoundedCache
 from shopgen.gen.tasks.journey import RECOMMEND_ENVS, sub_task
 from shopgen.schemas.envs import env_spec, load_entry_point
 from shopgen.schemas.task import TaskRow
@@ -50,20 +51,45 @@ def owned_lists(
 
 
 def _owned(
-    steps_of: dict[Any, tuple[int, ...]], lists: list[dict[str, Any]]
+    steps_of: dict[Any, tuple[int, ...]],
+    lists: list[dict[str, Any]],
+    owners: BoundedCache | None = None,
 ) -> dict[int, dict[str, Any]]:
-    """:func:`owned_lists` on the steps' category index (which a goal's steps share)."""
+    """:func:`owned_lists` on the steps' category index (which a goal's steps share).
+
+    ``owners``, when given, remembers each list's owner under its ids and the identities of
+    its fact records (held with it), as :func:`shopgen.verifiers.ranking.grade` remembers
+    gradings: the runtime shares one record per (product, stock), so a replayed list is
+    placed without reading its records' categories again.
+    """
     owned: dict[int, dict[str, Any]] = {}
     for entry in lists:
+        ids = entry["product_ids"]
         facts = entry.get("facts", {})
-        counts: dict[int, int] = {}
-        for pid in entry["product_ids"]:
-            fact = facts.get(pid)
-            for i in steps_of.get(fact.get("category_id") if fact is not None else None, ()):
-                counts[i] = counts.get(i, 0) + 1
-        if counts:  # only steps holding some of the list's products can own it
-            owned[max(counts, key=lambda i: (counts[i], -i))] = entry
+        records = tuple(map(facts.get, ids))
+        if owners is None:
+            owner = _owner(steps_of, records)
+        else:
+            key = (tuple(ids), tuple(map(id, records)))
+            hit = owners.get(key)
+            if hit is None:
+                hit = owners.put(key, (records, _owner(steps_of, records)))
+            owner = hit[1]
+        if owner is not None:
+            owned[owner] = entry
     return owned
+
+
+def _owner(
+    steps_of: dict[Any, tuple[int, ...]], records: tuple[dict[str, Any] | None, ...]
+) -> int | None:
+    """The step owning a list whose products' recorded facts are ``records`` (None: none)."""
+    counts: dict[int, int] = {}
+    for fact in records:
+        for i in steps_of.get(fact.get("category_id") if fact is not None else None, ()):
+            counts[i] = counts.get(i, 0) + 1
+    # Only steps holding some of the list's products can own it.
+    return max(counts, key=lambda i: (counts[i], -i)) if counts else None
 
 
 def _make_steps_of_category(steps: list[dict[str, Any]]) -> dict[Any, tuple[int, ...]]:
@@ -165,6 +191,7 @@ class _Plan(NamedTuple):
 
     steps_of: dict[Any, tuple[int, ...]]  # leaf category → recommend-steps (see _owned)
     steps: tuple[_Step, ...]
+    owners: BoundedCache  # a list (ids, fact records) → its owning step (see _owned)
 
 
 def _make_plan(task: TaskRow) -> _Plan:
@@ -186,10 +213,13 @@ def _make_plan(task: TaskRow) -> _Plan:
             )
             for i, step in enumerate(steps)
         ),
+        BoundedCache(_OWNERS_LIMIT),
     )
 
 
 _plan = PerObject(_make_plan, limit=1024)
+#: Distinct recommendation lists whose owning step one journey row remembers.
+_OWNERS_LIMIT = 64
 
 
 def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
@@ -224,7 +254,7 @@ def _step_views(state: EpisodeState, plan: _Plan) -> Iterator[EpisodeState]:
     n = len(plan.steps)
     base = state.extra
     per_step = texts(state.final_text, n)
-    owned = _owned(plan.steps_of, base.get("recommendation_lists", []))
+    owned = _owned(plan.steps_of, base.get("recommendation_lists", []), plan.owners)
     questions = step_questions(base.get("questions", []), n)
     extra = dict(base)
     view = _replace(state, extra=extra)

@@ -182,6 +182,22 @@ def test_owned_lists_equals_the_reference(steps, lists):
     assert owned_lists(steps, lists) == _reference_owned_lists(steps, lists)
 
 
+@settings(max_examples=150)
+@given(
+    steps=st.lists(_step, max_size=5),
+    lists=st.lists(_list, max_size=4),
+    again=st.lists(_list, max_size=4),
+)
+def test_remembered_list_owners_equal_the_reference(steps, lists, again):
+    """A plan's owner memo: the same lists again (same records), or other records, place alike."""
+    from shopgen.gen.store import BoundedCache
+    from shopgen.verifiers.journey import _make_steps_of_category, _owned
+
+    steps_of, owners = _make_steps_of_category(steps), BoundedCache(64)
+    for played in (lists, lists, again, copy.deepcopy(lists)):
+        assert _owned(steps_of, played, owners) == _reference_owned_lists(steps, played)
+
+
 def _reference_journey_steps(row, state):
     """Each step graded the way journey did before verdicts: one composed Score per step."""
     from shopgen.env.verifier import get_verifier as verifier_of
