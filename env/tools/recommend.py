@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from functools import partial
 from typing import Any
 
 from shopgen.env.tools.context import ToolContext
@@ -30,19 +29,21 @@ def recommend_products(ctx: ToolContext, product_ids: list[str]) -> Encoded:  # 
         )
     seen: set[str] = set()
     facts: dict[str, dict[str, Any]] = {}
+    store, memo = ctx.store, ctx.memo
     for pid in product_ids:
         if pid in seen:
             raise ToolError(f"product_ids lists {pid} twice", "bad_arguments")
         seen.add(pid)
-        row = ctx.store.product_row(pid)
+        row = store.product_row(pid)
         if row < 0:
             ctx.product(pid)  # raises not_found (and says so for a variant id)
         stock = ctx.product_stock(pid, row)
         # Remembered per (product, stock in the episode), the only things they depend on:
-        # shared by every list naming the product, so read, never changed.
-        facts[pid] = ctx.memo_read(
-            ("recommend_facts", pid, stock), partial(_facts, ctx.store, row, stock)
-        )
+        # shared by every list naming the product, so read, never changed. Looked up before
+        # anything is made for a miss (the common case is a hit: ctx.memo_read's memo).
+        key = ("recommend_facts", pid, stock)
+        fact = memo.get(key)
+        facts[pid] = fact if fact is not None else memo.put(key, _facts(store, row, stock))
     ctx.state.recommendations = list(product_ids)
     # Verifiers have no catalog handle: what they grade (constraints, stock in this episode)
     # is recorded here, by the runtime, so a replayed transcript cannot fake it.

@@ -430,3 +430,22 @@ def test_checked_calls_name_the_product_ids_they_use_in_order(tool, arguments):
     spec = REGISTRY[tool]
     args, used = _reference_checked(spec, arguments, False)
     assert _checked(spec, arguments, False) == (args, tuple(used))
+
+
+def test_remembered_recommendation_facts_equal_a_cold_store(store, picks):
+    """recommend_products' facts per (product, stock): a warm memo records what a cold one does."""
+    warm = ShopEnv(store)
+    pids = [picks["plain"], picks["multi"]]
+    plain = make_row(store, env="discovery")
+    ruled = make_row(store, env="discovery", episode={"stock_overrides": {picks["plain"]: 0}})
+    recorded = []
+    for row in (plain, ruled, plain, ruled):
+        fresh = ShopEnv(store)  # an empty memo: the plain computation
+        for shop in (fresh, warm):
+            shop.reset(row)
+            shop.step(call("recommend_products", product_ids=pids))
+        assert warm.state.extra["recommended_facts"] == fresh.state.extra["recommended_facts"]
+        recorded.append(warm.state.extra["recommended_facts"][picks["plain"]])
+    assert recorded[0]["stock_qty"] != recorded[1]["stock_qty"]  # the rules did change it
+    assert recorded[2] is recorded[0]  # one shared record per (product, stock)
+    assert recorded[3] is recorded[1]
