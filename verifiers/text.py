@@ -263,19 +263,28 @@ def code_stated(text: str, code: str) -> bool:
     return squash.sub("", code.lower()) in squash.sub("", text.lower())
 
 
-#: A tracking-number-like token: up to two letters and 11+ digits (the world's are a carrier
-#: prefix and 12 digits; order ids are dash-separated groups of at most 7 digits).
-_TRACKING_LIKE = re.compile(r"\b[a-z]{0,2}\d{11,}\b")
+#: A tracking-number-like token: maybe a letter prefix ("C…") or a digit-letter one ("1Z…",
+#: which may stand apart), then 11+ digits, each group maybe set apart by a space or a dash
+#: ("1Z 2672 1545 5453"). The world's tracking numbers are a carrier prefix and 12 digits.
+_TRACKING_LIKE = re.compile(r"\b(?:\d[a-z][ \-]?|[a-z]{1,2})?\d(?:[ \-]?\d){10,}\b")
+#: An order id (three dash-separated digit groups): a long number, but not a tracking one.
+_ORDER_ID = re.compile(r"\d{3}-\d{7}-\d{7}")
+_SQUASH = re.compile(r"[\s\-]")
 
 
 def only_code_stated(text: str, code: str) -> bool:
     """:func:`code_stated`, and no other tracking-number-like token is written.
 
     Quoting the tracking number of every order states the right one among them: the customer
-    was not told which is theirs.
+    was not told which is theirs. Grouped digits count as one token, so spacing the others
+    out does not hide them.
     """
-    own = re.sub(r"[\s\-]", "", code.lower())
-    others = {t for t in _TRACKING_LIKE.findall(text.lower()) if t != own}
+    own = _SQUASH.sub("", code.lower())
+    others = {
+        _SQUASH.sub("", token)
+        for token in (m.group(0).strip(" -") for m in _TRACKING_LIKE.finditer(text.lower()))
+        if not _ORDER_ID.fullmatch(token)
+    } - {own}
     return code_stated(text, code) and not others
 
 

@@ -64,7 +64,8 @@ Version history:
     2.2 — verifier closes four ways to be graded right without telling the customer the
     answer (red-team, issue #7): the goal lists ``order_dates`` and every date written must be
     one of them or today (a list of 120 candidate dates, or every order's dates, stated the
-    right one), no other tracking-number-like code may be quoted
+    right one), no other tracking-number-like code may be quoted (UPS's "1Z…" and digits grouped by
+    spaces or dashes included)
     (every order's tracking number stated the right one), statuses offered as alternatives
     ("shipped, or maybe delivered") count as asserted, and an answer given without looking the
     order up (``orders_list`` or its ``order_get_details``) earns at most 0 and is never

@@ -19,6 +19,7 @@ from shopgen.verifiers.text import (
     carriers_named,
     date_stated_alone,
     dates_in,
+    only_code_stated,
     status_stated,
 )
 
@@ -354,6 +355,22 @@ def test_every_orders_tracking_number_does_not_state_the_tracking_number(factory
         scored = _score(row, listed)
         assert not scored.details["parts"]["tracking"]
         assert not scored.is_correct
+
+
+@pytest.mark.parametrize(
+    ("text", "stated"),
+    [
+        ("Your tracking number is 1Z267215455453.", True),
+        ("Tracking: 1Z 2672 1545 5453 (order 703-0001488-0481154).", True),
+        ("Tracking #`1Z267215455453`, order 703-0001488-0481154, placed 2026-02-19.", True),
+        ("Yours is 1Z267215455453; the others are 1Z111111111111 and 1Z222222222222.", False),
+        ("Yours is 1Z267215455453, or 1Z 1111 1111 1111.", False),
+        ("1Z267215455453, or maybe 94 1111 1111 1111 11 or C-1111-1111-1111.", False),
+    ],
+)
+def test_other_tracking_numbers_are_seen_whatever_their_prefix_or_spacing(text, stated):
+    """UPS's "1Z…" numbers and digits grouped by spaces or dashes are tracking numbers too."""
+    assert only_code_stated(text, "1Z267215455453") is stated
 
 
 def test_a_hedge_over_statuses_asserts_them_all():
