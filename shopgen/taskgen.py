@@ -189,21 +189,25 @@ def drive(env: ShopEnv, row: TaskRow, oracle: Oracle) -> list[dict[str, Any]]:
             return messages
         if done:
             raise Redraw("the oracle needs more than T_max turns")
-        results = [_decode(m) for m in observation["messages"]]
+        results = [decode_result(m) for m in observation["messages"]]
         try:
             action = oracle.send(results)
         except StopIteration:
             raise OracleFailure(f"{row.env} oracle stopped without a final message") from None
 
 
-def _decode(message: dict[str, Any]) -> dict[str, Any]:
-    """A tool result as the oracle reads it; a customer's own message as ``{"customer": text}``."""
+def decode_result(message: dict[str, Any]) -> dict[str, Any]:
+    """A tool result as an agent reads it; a customer's unprompted message as ``{"customer": …}``.
+
+    What oracles, reference policies and the degenerate cheats are handed after each turn.
+    """
     if message.get("role") == "user":
         return {"customer": message["content"]}
     try:
-        return json.loads(message["content"])
+        value = json.loads(message["content"])
     except (TypeError, json.JSONDecodeError):
         return {"text": message.get("content")}
+    return value if isinstance(value, dict) else {"value": value}
 
 
 class TaskFactory:

@@ -26,7 +26,7 @@ from shopgen.env.verifier import Score
 from shopgen.gen.tasks.base import Oracle, call, chunked, shown_ids
 from shopgen.schemas.tables import TASKS
 from shopgen.schemas.task import TaskRow
-from shopgen.taskgen import TaskFactory, assistant_message
+from shopgen.taskgen import TaskFactory, assistant_message, decode_result
 from shopgen.verifiers.replay import play
 from shopgen.verifiers.reward import MAX_REWARD
 
@@ -206,22 +206,12 @@ def run_policy(env: ShopEnv, task: TaskRow, policy: Policy) -> Score | None:
         if done or isinstance(action, str):
             break
         try:
-            action = turns.send([_decoded(m) for m in observation.get("messages", [])])
+            action = turns.send([decode_result(m) for m in observation.get("messages", [])])
         except StopIteration:
             _, _, _, info = env.step({"role": "assistant", "content": ""})
             break
     score = info.get("score")
     return Score(**score) if score else None
-
-
-def _decoded(message: dict[str, Any]) -> Any:
-    """A tool result as a policy reads it; a customer's own message as ``{"customer": text}``."""
-    if message.get("role") == "user":
-        return {"customer": message["content"]}
-    try:
-        return json.loads(message["content"])
-    except (TypeError, json.JSONDecodeError):
-        return {"text": message.get("content")}
 
 
 class CheckFailure(AssertionError):

@@ -10,7 +10,6 @@ the decoded results of each turn.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +18,7 @@ from shopgen.env.episode import ShopEnv
 from shopgen.env.verifier import Score
 from shopgen.gen.tasks.base import Oracle
 from shopgen.schemas.task import TaskRow
-from shopgen.taskgen import assistant_message
+from shopgen.taskgen import assistant_message, decode_result
 
 
 @dataclass(frozen=True)
@@ -50,17 +49,6 @@ class PublicTask:
 
 
 Agent = Callable[[PublicTask], Oracle]
-
-
-def decode_result(message: dict[str, Any]) -> dict[str, Any]:
-    """A tool result as an agent reads it; a customer's unprompted message as ``{"customer": …}``."""
-    if message.get("role") == "user":
-        return {"customer": message["content"]}
-    try:
-        value = json.loads(message["content"])
-    except (TypeError, json.JSONDecodeError):
-        return {"text": message.get("content")}
-    return value if isinstance(value, dict) else {"value": value}
 
 
 def play_agent(env: ShopEnv, row: TaskRow, agent: Agent) -> Score | None:
