@@ -9,7 +9,7 @@ from shopgen.env.verifier import Score, copy_data
 from shopgen.gen.store import BoundedCache
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import Verdict, compose
-from shopgen.verifiers.rows import PerObject, decoded
+from shopgen.verifiers.rows import PerObject, decoded, graded_by_records
 
 #: Share of the coverage score kept when the recommended set costs more than the budget.
 OVER_BUDGET_FACTOR = 0.5
@@ -19,21 +19,16 @@ def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[
     """r_task, is_correct and details of a bundle goal on a final state.
 
     Public so that ``journey`` grades its bundle sub-goal with exactly this logic. Remembered
-    per goal object and list with the very fact records the runtime recorded, as
-    :func:`shopgen.verifiers.ranking.grade` is (see there): the details are shared, read them,
-    never change them.
+    per goal object, list and recorded facts (:func:`~shopgen.verifiers.rows.graded_by_records`):
+    the details are shared, read them, never change them.
     """
     recs = state.recommendations
     parsed = _parsed(goal)
     if not recs:
         return -1.0, False, {"recommended": 0, "required": len(parsed.required)}
-    facts = state.extra.get("recommended_facts", {})
-    records = tuple(map(facts.get, recs))
-    key = (tuple(recs), tuple(map(id, records)))
-    hit = parsed.graded.get(key)
-    if hit is None:
-        hit = parsed.graded.put(key, (records, _grade(goal, parsed, records)))
-    return hit[1]
+    return graded_by_records(
+        parsed.graded, recs, state, lambda records: _grade(goal, parsed, records)
+    )
 
 
 def _grade(

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from shopgen.env.state import EpisodeState
 from shopgen.gen.store import BoundedCache
 from shopgen.gen.tasks.constraints import Constraints, Preference, dcg, discounts
-from shopgen.verifiers.rows import PerObject
+from shopgen.verifiers.rows import PerObject, graded_by_records
 
 
 class _Goal(NamedTuple):
@@ -116,25 +116,15 @@ def _judged(g: _Goal, pid: str, fact: dict[str, Any]) -> tuple[tuple[str, ...], 
 def grade(goal: dict[str, Any], state: EpisodeState) -> tuple[float, bool, dict[str, Any]]:
     """(r_task, correct, details) of the latest recommendation list.
 
-    Remembered per goal object and list, with the very fact records the runtime recorded for
-    it: ``recommend_products`` shares one record per (product, stock) between episodes, so a
-    replayed list — a trainer's next epoch, a journey's proof — is graded by one look-up
-    instead of judging its products again. The key holds the records' identities and the
-    value the records themselves (so no other record can take an identity while remembered);
-    records are read, never changed, as every reader of ``recommended_facts`` treats them.
-    The details are shared by every grading of the list: read them, never change them.
+    Remembered per goal object, list and recorded facts
+    (:func:`~shopgen.verifiers.rows.graded_by_records`): the details are shared by every
+    grading of the list, read them, never change them.
     """
     recs = state.recommendations
     if not recs:
         return -1.0, False, {"reason": "no recommendation"}
     g = _parsed(goal)
-    facts = state.extra.get("recommended_facts") or {}
-    records = tuple(map(facts.get, recs))
-    key = (tuple(recs), tuple(map(id, records)))
-    hit = g.graded.get(key)
-    if hit is None:
-        hit = g.graded.put(key, (records, _grade(g, recs, records)))
-    return hit[1]
+    return graded_by_records(g.graded, recs, state, lambda records: _grade(g, recs, records))
 
 
 def _grade(

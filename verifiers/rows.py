@@ -12,6 +12,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
+from shopgen.env.state import EpisodeState
+from shopgen.gen.store import BoundedCache
 from shopgen.schemas.task import JSON_FIELDS, TaskRow
 
 
@@ -61,3 +63,23 @@ class PerObject(Generic[T]):
             self._items.clear()
         self._items[id(obj)] = (obj, value)
         return value
+
+
+def graded_by_records(
+    memo: BoundedCache, recs: list[str], state: EpisodeState, grade: Callable[[tuple], T]
+) -> T:
+    """``grade(records)`` of a recommended list, remembered in ``memo`` per list and records.
+
+    ``records`` are the facts the runtime recorded for each recommended id (None: none).
+    ``recommend_products`` shares one record per (product, stock) between episodes, so a
+    replayed list (a trainer's next epoch, a journey's proof) is graded by one look-up. The key
+    holds the records' identities and the value the records themselves (so no other record can
+    take an identity while remembered); records are read, never changed.
+    """
+    facts = state.extra.get("recommended_facts") or {}
+    records = tuple(map(facts.get, recs))
+    key = (tuple(recs), tuple(map(id, records)))
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo.put(key, (records, grade(records)))
+    return hit[1]
