@@ -214,6 +214,18 @@ def run_policy(env: ShopEnv, task: TaskRow, policy: Policy) -> Score | None:
     return Score(**score) if score else None
 
 
+def scored_with_final(env: ShopEnv, row: TaskRow, text: str) -> tuple[Score | None, Score | None]:
+    """The row's oracle replayed with ``text`` as its final message, and the oracle itself.
+
+    For checking that an honest phrasing of the answer is graded as the oracle's is (a
+    verifier must not mark a true answer wrong for its wording).
+    """
+    messages = json.loads(row.oracle)
+    oracle, _ = play(env, row, messages)
+    score, _ = play(env, row, [*messages[:-1], {"role": "assistant", "content": text}])
+    return score, oracle
+
+
 class CheckFailure(AssertionError):
     """An environment broke one of the promises :func:`check_env` checks."""
 

@@ -10,6 +10,7 @@ from shopgen.env.episode import ShopEnv
 from shopgen.gen.policy import Decision, format_value
 from shopgen.schemas.errors import ShopgenError
 from shopgen.taskgen import TaskFactory, assistant_message
+from shopgen.testing import scored_with_final
 from shopgen.verifiers.policy import answer_right
 from shopgen.verifiers.replay import play
 
@@ -233,17 +234,12 @@ def test_a_hedge_over_yes_and_no_is_no_answer(text):
 
 def test_honest_answers_replayed_keep_the_oracles_reward(factory):
     """Replayed with the oracle's tool calls, an assistant-style answer scores as the oracle."""
-    import json
-
-    from shopgen.verifiers.replay import play
 
     seen = 0
     for d in range(0, 13, 2):
         for k in range(4):
             row = factory.make("policy", d, k).row
             goal = row.decoded("goal")
-            messages = json.loads(row.oracle)
-            oracle_score, _ = play(factory.env, row, messages)
             if goal["kind"] == "boolean":
                 said = "Good news — yes, you can." if goal["value"] else "Unfortunately, no."
             elif goal["value"] == 0 and goal["topic"] in ("restocking_fee", "return_shipping_fee"):
@@ -253,9 +249,7 @@ def test_honest_answers_replayed_keep_the_oracles_reward(factory):
             else:
                 said = f"It's **{goal['text']}**."
             text = f"Great question!\n\n{said}\n\nAnything else I can help with?"
-            score, _ = play(
-                factory.env, row, [*messages[:-1], {"role": "assistant", "content": text}]
-            )
+            score, oracle_score = scored_with_final(factory.env, row, text)
             assert score.is_correct, (text, score.details)
             assert score.reward == oracle_score.reward
             seen += 1

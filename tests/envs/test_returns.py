@@ -9,6 +9,7 @@ import pytest
 from shopgen.env.episode import ShopEnv
 from shopgen.schemas.errors import ShopgenError
 from shopgen.taskgen import TaskFactory, assistant_message
+from shopgen.testing import scored_with_final
 from shopgen.verifiers.replay import play
 from shopgen.verifiers.text import not_eligible_stated, refusal_reasons_stated
 
@@ -357,15 +358,11 @@ def test_honest_refusals_replayed_keep_the_oracles_reward(factory):
             goal = row.decoded("goal")
             if goal["eligible"]:
                 continue
-            messages = json.loads(row.oracle)
-            oracle_score, _ = play(factory.env, row, messages)
             text = (
                 f"Thanks for checking about order {goal['order_id']}.\n\nI'm sorry, but you "
                 f"can’t return it because {words[goal['refusal']]}.\n\nAnything else?"
             )
-            score, _ = play(
-                factory.env, row, [*messages[:-1], {"role": "assistant", "content": text}]
-            )
+            score, oracle_score = scored_with_final(factory.env, row, text)
             assert score.is_correct, (text, score.details)
             assert score.reward == oracle_score.reward
             seen += 1

@@ -12,6 +12,7 @@ from shopgen.gen.schedules import order_facts_asked, p_order_clash
 from shopgen.gen.store import CatalogStore
 from shopgen.gen.tasks.order_hints import HINT_KINDS
 from shopgen.gen.tasks.status import STATUS_PHRASES, answer, clarifying_question
+from shopgen.testing import scored_with_final
 from shopgen.verifiers.status import verify
 from shopgen.verifiers.text import (
     asserted_statuses,
@@ -486,15 +487,12 @@ def test_carrier_names_as_written():
 
 def test_honest_answers_replayed_keep_the_oracles_reward(factory):
     """Replayed with the oracle's tool calls, an assistant-style answer scores as the oracle."""
-    from shopgen.verifiers.replay import play
 
     seen = 0
     for d in (2, 6, 10, 12):
         for k in range(6):
             row = factory.make("status", d, k).row
             goal = row.decoded("goal")
-            messages = json.loads(row.oracle)
-            oracle_score, _ = play(factory.env, row, messages)
             words = {
                 "in_transit": "It's on its way",
                 "shipped": "Good news: your order shipped",
@@ -513,9 +511,7 @@ def test_honest_answers_replayed_keep_the_oracles_reward(factory):
                 name = {"FedEx": "Federal Express"}.get(goal["carrier"], goal["carrier"])
                 text += f" It's with {name}."
             text += "\n\nAnything else I can help with? Happy to take follow-ups!"
-            score, _ = play(
-                factory.env, row, [*messages[:-1], {"role": "assistant", "content": text}]
-            )
+            score, oracle_score = scored_with_final(factory.env, row, text)
             assert score.is_correct, (text, score.details)
             assert score.reward == oracle_score.reward
             seen += 1
