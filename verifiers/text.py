@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Mapping
 from datetime import date, timedelta
+from functools import lru_cache
+from types import MappingProxyType
 
 _MONTHS = {
     m: i + 1
@@ -41,6 +44,10 @@ _DAY_MONTH = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b", re.I
 )
 _SLASH = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
+#: Every month name starts with one of these: a text holding none names no month. Looked for
+#: in the case-folded text, which holds them wherever the case-insensitive regexes see them
+#: ("ſep", with a long s, folds to "sep", as ``re.I`` reads it).
+_MONTH_PREFIXES = frozenset(name[:3] for name in _MONTHS)
 
 #: Status → the words that assert it.
 STATUS_WORDS: dict[str, tuple[str, ...]] = {
@@ -80,18 +87,28 @@ _LEAD = (
 _SUBJECT = r"\b(?:order|package|parcel|shipment|it|item|items)"
 
 
+@lru_cache(maxsize=1024)
 def plain(text: str) -> str:
     """``text`` lower-cased without markdown emphasis, curly quotes or runs of blanks.
 
     Assistants write "**in transit**", "`1Z…`", "hasn’t" and raw field values ("in_transit");
     the readers below match words, so markup between the words must not hide them. Line
-    breaks are kept: a bullet's first word starts a line.
+    breaks are kept: a bullet's first word starts a line. Remembered: one verdict reads the
+    same answer for its status, weekdays and carrier. Most answers hold no markup and no run
+    of blanks, so each rewrite runs only when its characters are there (it would change
+    nothing otherwise).
     """
-    low = text.lower().translate(_PLAIN)
-    return re.sub(r"[ \t\r\f\v]+", " ", low)
+    low = text.lower()
+    if _MARKUP.search(low):
+        low = low.translate(_PLAIN)
+    if "  " in low or any(blank in low for blank in "\t\r\f\v"):
+        low = _BLANKS.sub(" ", low)
+    return low
 
 
 _PLAIN = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "*": " ", "`": " ", "_": " "})
+_MARKUP = re.compile("[" + re.escape("".join(map(chr, _PLAIN))) + "]")
+_BLANKS = re.compile(r"[ \t\r\f\v]+")
 
 
 def dates_in(text: str, *, year: int, today: date | None = None) -> set[date]:
@@ -99,7 +116,10 @@ def dates_in(text: str, *, year: int, today: date | None = None) -> set[date]:
 
     A date without a year gets ``year``, or, when ``today`` is given, the year that puts it
     nearest to today ("December 21" written on March 2 is last December's). With ``today``,
-    "today", "tomorrow" and "yesterday" are dates too.
+    "today", "tomorrow" and "yesterday" are dates too. Each written form is looked for only
+    when the text holds what it cannot match without (a month's first letters, a slash, the
+    word): most answers write one form, and a regex scan of a whole answer costs more than
+    a substring test.
     """
     found: set[date] = set()
 
@@ -113,15 +133,20 @@ def dates_in(text: str, *, year: int, today: date | None = None) -> set[date]:
 
     for y, m, d in _ISO.findall(text):
         add(int(y), int(m), int(d))
-    for mon, d, y in _MONTH_DAY.findall(text):
-        add(int(y) if y else None, _MONTHS[mon.lower()], int(d))
-    for d, mon, y in _DAY_MONTH.findall(text):
-        add(int(y) if y else None, _MONTHS[mon.lower()], int(d))
-    for m, d, y in _SLASH.findall(text):
-        yy = int(y) + 2000 if y and len(y) == 2 else (int(y) if y else None)
-        add(yy, int(m), int(d))
+    folded = text.casefold()  # what _MONTH_DAY and _DAY_MONTH match, ignoring case
+    if any(prefix in folded for prefix in _MONTH_PREFIXES):
+        for mon, d, y in _MONTH_DAY.findall(text):
+            add(int(y) if y else None, _MONTHS[mon.lower()], int(d))
+        for d, mon, y in _DAY_MONTH.findall(text):
+            add(int(y) if y else None, _MONTHS[mon.lower()], int(d))
+    if "/" in text:
+        for m, d, y in _SLASH.findall(text):
+            yy = int(y) + 2000 if y and len(y) == 2 else (int(y) if y else None)
+            add(yy, int(m), int(d))
     if today is not None:
-        found |= {today + timedelta(days=_RELATIVE[w]) for w in _RELATIVE_RE.findall(text.lower())}
+        low = text.lower()
+        if any(word in low for word in _RELATIVE):
+            found |= {today + timedelta(days=_RELATIVE[w]) for w in _RELATIVE_RE.findall(low)}
     return found
 
 
@@ -152,8 +177,11 @@ def weekday_claims(text: str, today: date) -> list[frozenset[date]]:
     week, a bare "Friday" either (the tense decides, and reading tense is left to the answer's
     other words): graders accept a weekday when one of its readings is the day asked about.
     """
+    low = plain(text)
+    if "day" not in low:  # every weekday's name ends so: no scan for most answers
+        return []
     claims = []
-    for which, name in _WEEKDAY_RE.findall(plain(text)):
+    for which, name in _WEEKDAY_RE.findall(low):
         ahead = (_WEEKDAYS.index(name) - today.weekday()) % 7 or 7
         future, past = today + timedelta(days=ahead), today - timedelta(days=7 - ahead)
         if which in ("last", "past"):
@@ -221,8 +249,32 @@ def asserted_statuses(text: str) -> set[str]:
     return set(_statements(text)) - {UNDER_WAY}
 
 
-def _statements(text: str) -> dict[str, bool]:
-    """Each asserted status, and whether every assertion of it is in the past tense ("was …")."""
+#: ASCII digits as 0. No status's words and no carrier's name hold a digit, and every digit is a
+#: word character as 0 is, so the statuses and carriers a text names are those its copy with
+#: digits zeroed names (same length, same word boundaries, same words).
+_ZERO_DIGITS = str.maketrans("123456789", "0" * 9)
+
+
+@lru_cache(maxsize=256)
+def _zeroed(text: str) -> str:
+    """``text`` with its digits zeroed (:data:`_ZERO_DIGITS`), remembered for the verdict's readers.
+
+    Answers differ mostly in their numbers (order ids, dates, tracking numbers): zeroed, the
+    answers of many tasks are one text, and what it asserts is read once for all of them.
+    """
+    return text.translate(_ZERO_DIGITS)
+
+
+def _statements(text: str) -> Mapping[str, bool]:
+    """Each asserted status, and whether every assertion of it is in the past tense ("was …").
+
+    Read once per text with digits zeroed (:func:`_zeroed`); the mapping is shared, read-only.
+    """
+    return _statements_of(_zeroed(text))
+
+
+@lru_cache(maxsize=4096)
+def _statements_of(text: str) -> Mapping[str, bool]:
     low = _status_text(text)
     said = {}
     for status, pattern in _ASSERTIONS.items():
@@ -236,7 +288,7 @@ def _statements(text: str) -> dict[str, bool]:
         ]
         if past:
             said[status] = all(past)
-    return said
+    return MappingProxyType(said)
 
 
 def status_stated(text: str, truth: str) -> bool:
@@ -257,10 +309,13 @@ def status_stated(text: str, truth: str) -> bool:
     )
 
 
+#: What a written code may be spaced out with.
+_SQUASH = re.compile(r"[\s\-]")
+
+
 def code_stated(text: str, code: str) -> bool:
     """A code (tracking number, order id) appears, ignoring case, spaces and dashes."""
-    squash = re.compile(r"[\s\-]")
-    return squash.sub("", code.lower()) in squash.sub("", text.lower())
+    return _SQUASH.sub("", code.lower()) in _SQUASH.sub("", text.lower())
 
 
 #: A tracking-number-like token: maybe a letter prefix ("C…") or a digit-letter one ("1Z…",
@@ -269,7 +324,6 @@ def code_stated(text: str, code: str) -> bool:
 _TRACKING_LIKE = re.compile(r"\b(?:\d[a-z][ \-]?|[a-z]{1,2})?\d(?:[ \-]?\d){10,}\b")
 #: An order id (three dash-separated digit groups): a long number, but not a tracking one.
 _ORDER_ID = re.compile(r"\d{3}-\d{7}-\d{7}")
-_SQUASH = re.compile(r"[\s\-]")
 
 
 def only_code_stated(text: str, code: str) -> bool:
@@ -591,10 +645,23 @@ _CARRIER_RES = {
 
 def carriers_named(text: str) -> set[str]:
     """The carriers the text names (word by word, so "USPS" does not also name "UPS")."""
+    return set(_carriers_of(_zeroed(text)))
+
+
+@lru_cache(maxsize=4096)
+def _carriers_of(text: str) -> frozenset[str]:
+    """:func:`carriers_named`, remembered per text with digits zeroed (:func:`_zeroed`).
+
+    A carrier's pattern is searched only when one of its names is in the text.
+    """
     low = " ".join(plain(text).split())
-    return {name for name, pattern in _CARRIER_RES.items() if pattern.search(low)}
+    return frozenset(
+        name
+        for name, pattern in _CARRIER_RES.items()
+        if any(word in low for word in CARRIER_WORDS[name]) and pattern.search(low)
+    )
 
 
 def carrier_stated(text: str, carrier: str) -> bool:
     """The text names ``carrier`` and no other carrier."""
-    return carriers_named(text) == {carrier}
+    return _carriers_of(_zeroed(text)) == {carrier}
