@@ -3,6 +3,7 @@
 import json
 from datetime import date
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -11,7 +12,12 @@ from shopgen.env.user import SimulatedUser, compile_script
 from shopgen.gen.schedules import order_facts_asked, p_order_clash
 from shopgen.gen.store import CatalogStore
 from shopgen.gen.tasks.order_hints import HINT_KINDS
-from shopgen.gen.tasks.status import STATUS_PHRASES, answer, clarifying_question
+from shopgen.gen.tasks.status import (
+    STATUS_PHRASES,
+    _sorted_sample,
+    answer,
+    clarifying_question,
+)
 from shopgen.testing import scored_with_final
 from shopgen.verifiers.status import verify
 from shopgen.verifiers.text import (
@@ -516,3 +522,15 @@ def test_honest_answers_replayed_keep_the_oracles_reward(factory):
             assert score.reward == oracle_score.reward
             seen += 1
     assert seen
+
+
+@pytest.mark.parametrize("population", [1, 2, 3, 4, 6])
+def test_sorted_sample_draws_as_numpy_choice(population):
+    # The asked facts are drawn without rng.choice's overhead: the same picks, and the stream
+    # left exactly where choice leaves it (every later draw of the task depends on it).
+    for seed in range(300):
+        for k in range(population + 1):
+            ours, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
+            picks = _sorted_sample(ours, population, k)
+            assert picks == sorted(numpys.choice(population, size=k, replace=False).tolist())
+            assert ours.bit_generator.state == numpys.bit_generator.state
