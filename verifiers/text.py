@@ -135,10 +135,14 @@ def dates_in(text: str, *, year: int, today: date | None = None) -> set[date]:
         add(int(y), int(m), int(d))
     folded = text.casefold()  # what _MONTH_DAY and _DAY_MONTH match, ignoring case
     if any(prefix in folded for prefix in _MONTH_PREFIXES):
+        # re.I matches a few non-ASCII spellings of a month ("ſep", "aprİl") that are no
+        # month's name: those are not dates (the look-up must not fail on an agent's text).
         for mon, d, y in _MONTH_DAY.findall(text):
-            add(int(y) if y else None, _MONTHS[mon.lower()], int(d))
+            if (m := _MONTHS.get(mon.lower())) is not None:
+                add(int(y) if y else None, m, int(d))
         for d, mon, y in _DAY_MONTH.findall(text):
-            add(int(y) if y else None, _MONTHS[mon.lower()], int(d))
+            if (m := _MONTHS.get(mon.lower())) is not None:
+                add(int(y) if y else None, m, int(d))
     if "/" in text:
         for m, d, y in _SLASH.findall(text):
             yy = int(y) + 2000 if y and len(y) == 2 else (int(y) if y else None)
