@@ -1,8 +1,9 @@
 """Verifier of ``journey`` (see ``shopgen.gen.tasks.journey`` for the task).
 
 Each step is graded by its own environment's verifier on a view of the shared final state:
-its paragraph of the final text, the questions named as the sub-environment calls them, and —
-for recommend-steps — the last recommendation list that belongs to it (:func:`owned_lists`).
+its paragraph of the final text, the questions named as the sub-environment calls them (for
+the steps whose verifier reads them), and — for recommend-steps — the last recommendation list
+that belongs to it (:func:`owned_lists`).
 """
 
 from __future__ import annotations
@@ -102,29 +103,24 @@ def _make_steps_of_category(steps: list[dict[str, Any]]) -> dict[Any, tuple[int,
     return {cat: tuple(ids) for cat, ids in index.items()}
 
 
-def step_questions(questions: list[dict[str, Any]], n: int) -> list[list[dict[str, Any]]]:
-    """Each of ``n`` steps' view of the answered questions, in one pass over the answers.
+def step_questions(questions: list[dict[str, Any]], n: int, i: int) -> list[dict[str, Any]]:
+    """Step ``i`` of ``n``'s view of the answered questions.
 
     A step's questions name only its own slots, as the sub-environment calls them
     (``steps.1.tier`` → ``tier`` for step 1); every question stays, answering what it answered
-    for that step (maybe nothing). One pass instead of one per step: it was most of the
-    views' cost. The views are read, never changed, so the steps a question answered nothing
-    for share one copy of it.
+    for that step (maybe nothing). Only the steps whose verdict reads the questions
+    (:data:`QUESTION_ENVS`) are given a view: building one for every step was ~3% of a
+    journey play's work, for verdicts that never look.
     """
-    per_step: list[list[dict[str, Any]]] = [[] for _ in range(n)]
-    for q in questions:
-        slots, partial = _slots_by_step(tuple(q.get("answered", ())), n)
-        nothing = {**q, "answered": []} if partial else None
-        for views, mine in zip(per_step, slots, strict=True):
-            views.append(nothing if mine is None else {**q, "answered": list(mine)})
-    return per_step
+    return [
+        {**q, "answered": list(_slots_by_step(tuple(q.get("answered", ())), n)[i] or ())}
+        for q in questions
+    ]
 
 
 @lru_cache(maxsize=4096)
-def _slots_by_step(
-    names: tuple[str, ...], n: int
-) -> tuple[tuple[tuple[str, ...] | None, ...], bool]:
-    """Per step, the slots of ``names`` that are its own (None: none), and whether any step has none.
+def _slots_by_step(names: tuple[str, ...], n: int) -> tuple[tuple[str, ...] | None, ...]:
+    """Per step, the slots of ``names`` that are its own (None: none).
 
     A pure function of a question's answered names: a replayed episode asks the same questions,
     and splitting the names was most of :func:`step_questions`' cost.
@@ -137,8 +133,7 @@ def _slots_by_step(
             i = index.get(step)
             if dot and i is not None:
                 answered.setdefault(i, []).append(slot)
-    mine = tuple(tuple(answered[i]) if i in answered else None for i in range(n))
-    return mine, len(answered) < n
+    return tuple(tuple(answered[i]) if i in answered else None for i in range(n))
 
 
 _STATE_FIELDS = tuple(f.name for f in dataclasses.fields(EpisodeState))
@@ -184,6 +179,7 @@ class _Step(NamedTuple):
     task: TaskRow  # the step's own row (:func:`sub_task`)
     verdict: Callable[[TaskRow, EpisodeState], Verdict]  # its environment's verdict
     recommends: bool  # a recommend-step, graded on the list it owns
+    asks: bool  # its verdict reads the questions: given its own view (see step_questions)
 
 
 class _Plan(NamedTuple):
@@ -210,6 +206,7 @@ def _make_plan(task: TaskRow) -> _Plan:
                 sub_task(task, step, i, script),
                 _sub_verdict(step["env"]),
                 step["env"] in RECOMMEND_ENVS,
+                step["env"] in QUESTION_ENVS,
             )
             for i, step in enumerate(steps)
         ),
@@ -218,6 +215,9 @@ def _make_plan(task: TaskRow) -> _Plan:
 
 
 _plan = PerObject(_make_plan, limit=1024)
+#: The step environments whose verdict reads ``extra["questions"]`` (policy's "asked" part).
+#: The others see the journey's questions as recorded, which they never read.
+QUESTION_ENVS = frozenset({"policy"})
 #: Distinct recommendation lists whose owning step one journey row remembers.
 _OWNERS_LIMIT = 64
 
@@ -249,29 +249,40 @@ def _step_views(state: EpisodeState, plan: _Plan) -> Iterator[EpisodeState]:
     Each step is graded before the next view is asked for, and verdicts keep nothing of the
     state they read, so one view and one ``extra`` dict are re-pointed from step to step
     instead of a fresh state and dict per step (most of the views' cost). The step's list
-    and its facts are shared, not copied: verdicts read them, never change them.
+    and its facts are shared, not copied: verdicts read them, never change them. Only steps
+    that read the questions get their own view of them (:data:`QUESTION_ENVS`).
     """
     n = len(plan.steps)
     base = state.extra
     per_step = texts(state.final_text, n)
     owned = _owned(plan.steps_of, base.get("recommendation_lists", []), plan.owners)
-    questions = step_questions(base.get("questions", []), n)
     extra = dict(base)
     view = _replace(state, extra=extra)
+    viewed = False  # extra holds a step's own questions, not the state's
     for i, step in enumerate(plan.steps):
-        extra["questions"] = questions[i]
+        if step.asks:
+            extra["questions"] = step_questions(base.get("questions", []), n, i)
+            viewed = True
+        elif viewed:
+            _restore(extra, base, "questions")
+            viewed = False
         if step.recommends:
             listed = owned.get(i, {})
             extra["recommended_facts"] = listed.get("facts", {})
             view.recommendations = listed.get("product_ids", [])
         else:
-            if "recommended_facts" in base:
-                extra["recommended_facts"] = base["recommended_facts"]
-            else:
-                extra.pop("recommended_facts", None)
+            _restore(extra, base, "recommended_facts")
             view.recommendations = state.recommendations
         view.final_text = per_step[i]
         yield view
+
+
+def _restore(extra: dict[str, Any], base: dict[str, Any], key: str) -> None:
+    """Set ``extra[key]`` back to the state's own (absent when the state has none)."""
+    if key in base:
+        extra[key] = base[key]
+    else:
+        extra.pop(key, None)
 
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:

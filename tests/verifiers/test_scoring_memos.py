@@ -256,7 +256,8 @@ def test_journey_reused_views_equal_step_state(shop, factory, policy):
             owned = journey.owned_lists(steps, state.extra.get("recommendation_lists", []))
             for i, view in enumerate(journey._step_views(state, plan)):
                 listed = owned.get(i, {}) if plan.steps[i].recommends else None
-                ref = _reference_step_state(state, i, per_step[i], listed)
+                asks = plan.steps[i].asks
+                ref = _reference_step_state(state, i, per_step[i], listed, own_questions=asks)
                 # The view is re-pointed for the next step: compare it now, field by field.
                 for name in fields:
                     assert getattr(view, name) == getattr(ref, name), (policy, d, k, i, name)
@@ -292,14 +293,16 @@ def test_task_terms_are_the_scores_r_task_and_correctness(r_task, correct, unsho
     assert task_terms(r_task, correct, hall=hall, failed=failed) == expected
 
 
-def _reference_step_state(state, i, text, listed=None):
+def _reference_step_state(state, i, text, listed=None, own_questions=True):
     """The shared final state as step ``i``'s verifier reads it, built afresh per step (the plain
     form ``journey._step_views`` re-points one view to equal): text ``text``, the step's own
-    questions, and its recommendations ``listed`` (the list it owns, or none) when given."""
+    questions (the state's when not ``own_questions``), and its recommendations ``listed`` (the
+    list it owns, or none) when given."""
     from shopgen.verifiers import journey
 
-    questions = journey.step_questions(state.extra.get("questions", []), i + 1)[i]
-    extra = {**state.extra, "questions": questions}
+    extra = dict(state.extra)
+    if own_questions:
+        extra["questions"] = _reference_step_questions(state.extra.get("questions", []), i)
     if listed is None:
         return journey._replace(state, final_text=text, extra=extra)
     extra["recommended_facts"] = dict(listed.get("facts", {}))
@@ -342,8 +345,38 @@ _question = st.fixed_dictionaries(
 def test_step_questions_equal_the_per_step_rewrite(questions, n):
     from shopgen.verifiers.journey import step_questions
 
-    per_step = step_questions(questions, n)
-    assert per_step == [_reference_step_questions(questions, i) for i in range(n)]
+    for i in range(n):
+        assert step_questions(questions, n, i) == _reference_step_questions(questions, i)
+
+
+@pytest.mark.parametrize("policy", ["oracle", "heuristic", "random"])
+def test_steps_outside_question_envs_never_read_the_questions(shop, factory, policy):
+    """journey gives only QUESTION_ENVS steps their own questions: the others' verdicts must not
+    depend on them (no questions, or every slot answered, grade alike)."""
+    from shopgen.gen.tasks.journey import sub_task
+    from shopgen.verifiers import journey
+
+    seen = set()
+    for d in (0, 6, 12):
+        for k in range(3):
+            row = factory.make("journey", d, k).row
+            play_policy(shop, row, policy)
+            state = shop.state
+            texts = journey.texts(state.final_text, len(journey._plan(row).steps))
+            for i, step in enumerate(decoded(row, "goal")["steps"]):
+                if step["env"] in journey.QUESTION_ENVS:
+                    continue
+                seen.add(step["env"])
+                task = sub_task(row, step, i)
+                slots = [s["name"] for s in json.loads(task.user_script).get("slots", [])]
+                grades = []
+                for questions in ([], [{"turn": 1, "question": "?", "answered": slots}]):
+                    view = journey._replace(
+                        state, final_text=texts[i], extra={**state.extra, "questions": questions}
+                    )
+                    grades.append(journey._sub_verdict(step["env"])(task, view)[:2])
+                assert grades[0] == grades[1], (policy, d, k, step["env"])
+    assert len(seen) >= 3
 
 
 @pytest.mark.parametrize(("min_turns", "turns"), [(1, 1), (2, 5), (3, 2), (4, 12)])
