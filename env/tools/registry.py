@@ -452,8 +452,11 @@ def invoke(
         state.errors.append(record)
         return error_result(exc.kind, exc.message), record
     if type(result) is Encoded:
-        state.shown_ids.update(result.product_ids)
-        state.shown_variant_ids.update(result.variant_ids)
+        # Most remembered results (replies, carts, orders) show no ids: skip the empty updates.
+        if result.product_ids:
+            state.shown_ids.update(result.product_ids)
+        if result.variant_ids:
+            state.shown_variant_ids.update(result.variant_ids)
         return result.text, None
     products: set[str] = set()
     variants: set[str] = set()
