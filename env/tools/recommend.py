@@ -21,6 +21,37 @@ def recommend_products(ctx: ToolContext, product_ids: list[str]) -> Encoded:  # 
         product_ids: product ids to show the customer (e.g. ["B07XK3M9QZ", "B01N5IB20Q"]), as
             returned by the catalog tools; product ids, not variant_ids.
     """
+    ids = tuple(product_ids)
+    rules = (ctx.stock_overrides, ctx.out_of_stock)
+    # A list read under the same stock rules (the very objects: a row's rules are read once
+    # and shared by its episodes) records the same facts and shows the same result, so a
+    # replayed list is one look-up; the rules are held with the entry, so their ids stay theirs.
+    key = ("recommend_list", ids, id(rules[0]), id(rules[1]))
+    hit = ctx.memo.get(key)
+    if hit is None or hit[0] is not rules[0] or hit[1] is not rules[1]:
+        hit = ctx.memo.put(key, (*rules, *_recommended(ctx, product_ids)))
+    facts = dict(hit[2])  # the episode's own dict; the fact records are shared (read-only)
+    ctx.state.recommendations = list(product_ids)
+    # Verifiers have no catalog handle: what they grade (constraints, stock in this episode)
+    # is recorded here, by the runtime, so a replayed transcript cannot fake it.
+    ctx.state.extra["recommended_facts"] = facts
+    # Every list in order, with its facts: a journey answers several recommendation requests
+    # in one conversation and grades each on its own list (single-request verifiers keep
+    # reading the latest list above).
+    ctx.state.extra.setdefault("recommendation_lists", []).append(
+        {"product_ids": list(product_ids), "facts": facts}
+    )
+    return hit[3]
+
+
+def _recommended(
+    ctx: ToolContext, product_ids: list[str]
+) -> tuple[dict[str, dict[str, Any]], Encoded]:
+    """A list's recorded facts (product id → facts) and its result, or the call's ToolError.
+
+    A pure function of the ids, the catalog and the episode's stock rules (what
+    :func:`recommend_products` remembers it under).
+    """
     if not product_ids:
         raise ToolError("product_ids is empty; recommend at least one product", "bad_arguments")
     if len(product_ids) > MAX_RECOMMENDED:
@@ -44,18 +75,8 @@ def recommend_products(ctx: ToolContext, product_ids: list[str]) -> Encoded:  # 
         key = ("recommend_facts", pid, stock)
         fact = memo.get(key)
         facts[pid] = fact if fact is not None else memo.put(key, _facts(store, row, stock))
-    ctx.state.recommendations = list(product_ids)
-    # Verifiers have no catalog handle: what they grade (constraints, stock in this episode)
-    # is recorded here, by the runtime, so a replayed transcript cannot fake it.
-    ctx.state.extra["recommended_facts"] = facts
-    # Every list in order, with its facts: a journey answers several recommendation requests
-    # in one conversation and grades each on its own list (single-request verifiers keep
-    # reading the latest list above).
-    ctx.state.extra.setdefault("recommendation_lists", []).append(
-        {"product_ids": list(product_ids), "facts": facts}
-    )
     ids = tuple(product_ids)
-    return ctx.memo_read(
+    return facts, ctx.memo_read(
         ("recommend_products", ids),
         lambda: encoded({"recommended": list(ids), "count": len(ids)}),
     )
