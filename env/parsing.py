@@ -107,6 +107,13 @@ _SHARED_LIMIT = 8192
 _SHARED_TEXTS = BoundedCache(_SHARED_LIMIT)  # text → ParsedMessage
 #: (content, id, type, name, arguments, id, …) → ParsedMessage; see :func:`_message_key`.
 _SHARED_MESSAGES = BoundedCache(_SHARED_LIMIT)
+#: id(message) → (message, its copy, ParsedMessage) for a message dict read again (a replayed
+#: transcript hands the runtime the same dicts every time): a hit needs the very object
+#: (held, so its id is not reused) and its content equal to the copy (:func:`_copied`).
+#: Equal content is the same parse: the key's values were text or None, and an unchanged
+#: one is the same object; a changed value equals text only if it is that text (a value
+#: that claims to equal any text, such as ``mock.ANY``, is not one a message holds).
+_SHARED_OBJECTS = BoundedCache(_SHARED_LIMIT)
 
 
 def parse_shared(message: object) -> ParsedMessage:
@@ -116,18 +123,39 @@ def parse_shared(message: object) -> ParsedMessage:
     dict, is shared by every message with the same text (a replayed transcript, a trainer's
     group of rollouts of one task), so a caller must never change it. Raw text is remembered
     whole; an OpenAI dict, which cannot be a key, by everything the parse reads of it
-    (:func:`_message_key`), which spares decoding the arguments and building the parse.
+    (:func:`_message_key`), which spares decoding the arguments and building the parse; a
+    dict read again is remembered as itself (:data:`_SHARED_OBJECTS`), which spares building
+    and hashing its key (most of a replayed message's cost).
     """
     if isinstance(message, str):
         return _shared_text(message)
     if isinstance(message, dict):
+        hit = _SHARED_OBJECTS.data.get(id(message))
+        if hit is not None and hit[0] is message and hit[1] == message:
+            return hit[2]
         key = _message_key(message)
         if key is None:
             return _parse_openai(message, read_text=_shared_text)
         if len(key) == 1:
             return _shared_text(key[0])
-        return _SHARED_MESSAGES.remember(key, lambda: _remembered(_parse_openai(message)))
+        parsed = _SHARED_MESSAGES.get(key)
+        if parsed is None:
+            return _SHARED_MESSAGES.put(key, _remembered(_parse_openai(message)))
+        # Read before: most likely a replay of this very dict, remembered as itself from now on.
+        _SHARED_OBJECTS.put(id(message), (message, _copied(message), parsed))
+        return parsed
     return parse_assistant(message)
+
+
+def _copied(message: dict[str, Any]) -> dict[str, Any]:
+    """A message with calls (a :func:`_message_key`), copied down to its calls' functions.
+
+    What :data:`_SHARED_OBJECTS` compares the message with later: the texts themselves are
+    shared, not copied (immutable), so an unchanged message compares equal in one C-level pass
+    that meets the very same objects and never reads a text.
+    """
+    calls = [{**c, "function": {**c["function"]}} for c in message["tool_calls"]]
+    return {**message, "tool_calls": calls}
 
 
 def _shared_text(text: str) -> ParsedMessage:

@@ -66,6 +66,70 @@ def test_shared_parse_of_a_dict_equals_the_plain_parse_cold_and_warm(message):
     assert parse_shared(message) == plain  # now remembered
 
 
+#: Calls whose every value is text or None: the messages a parse is remembered for.
+text_calls = st.fixed_dictionaries(
+    {
+        "id": st.none() | st.text(max_size=3),
+        "type": st.just("function"),
+        "function": st.fixed_dictionaries(
+            {"name": st.sampled_from(["cart_view", "ask_user", "x"]), "arguments": arguments}
+        ),
+    }
+)
+texts = st.none() | st.text(max_size=4)
+_edits = st.one_of(
+    st.tuples(st.just("content"), texts | json_values),
+    st.tuples(st.just("tool_calls"), st.lists(text_calls | calls, max_size=3)),
+    st.tuples(st.just("call"), st.integers(0, 2), st.sampled_from(["id", "type"]), texts),
+    st.tuples(
+        st.just("function"), st.integers(0, 2), st.sampled_from(["name", "arguments"]), arguments
+    ),
+    st.tuples(st.just("call"), st.integers(0, 2), st.sampled_from(["id", "type"]), json_values),
+    st.tuples(st.just("same")),  # the content's text again, in a new object
+)
+
+
+def _edit(message: dict, edit: tuple) -> None:
+    """Change ``message`` in place, as a caller reusing one dict might."""
+    kind, *rest = edit
+    found = message.get("tool_calls")
+    calls_ = [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
+    if kind in ("content", "tool_calls"):
+        message[kind] = rest[0]
+    elif kind == "same" and isinstance(message.get("content"), str):
+        message["content"] = "".join(list(message["content"]))
+    elif kind == "call" and calls_:
+        calls_[rest[0] % len(calls_)][rest[1]] = rest[2]
+    elif kind == "function" and calls_:
+        function = calls_[rest[0] % len(calls_)].get("function")
+        if isinstance(function, dict):
+            function[rest[1]] = rest[2]
+
+
+@given(
+    message=st.fixed_dictionaries(
+        {"content": st.text(max_size=8), "tool_calls": st.lists(text_calls, min_size=1, max_size=3)}
+    ),
+    edits=st.lists(_edits, max_size=6),
+)
+def test_a_dict_read_again_and_changed_in_place_parses_as_it_now_reads(message, edits):
+    """parse_shared remembers a dict read again as itself: a change in place is never missed."""
+    for edit in [None, *edits]:
+        if edit is not None:
+            _edit(message, edit)
+        plain = parse_assistant(message)
+        for _ in range(3):  # first read, read again (remembered as itself), then the object's hit
+            assert parse_shared(message) == plain
+
+
+def test_a_replayed_dict_is_remembered_as_itself():
+    message = {"content": "", "tool_calls": [_call(id="c1", name="cart_view", arguments="{}")]}
+    first = parse_shared(message)
+    assert parse_shared(message) is first
+    assert parsing._SHARED_OBJECTS.data[id(message)][0] is message
+    assert parse_shared(message) is first
+
+
 @given(st.text(max_size=60) | st.just('<tool_call>{"name": "cart_view", "arguments": {}}'))
 def test_shared_parse_of_text_equals_the_plain_parse(text):
     assert parse_shared(text) == parse_assistant(text)
