@@ -131,7 +131,7 @@ def parse_shared(message: object) -> ParsedMessage:
         return _shared_text(message)
     if isinstance(message, dict):
         hit = _SHARED_OBJECTS.data.get(id(message))
-        if hit is not None and hit[0] is message and hit[1] == message:
+        if hit is not None and hit[0] is message and _unchanged(hit[1], message):
             return hit[2]
         key = _message_key(message)
         if key is None:
@@ -145,6 +145,18 @@ def parse_shared(message: object) -> ParsedMessage:
         _SHARED_OBJECTS.put(id(message), (message, _copied(message), parsed))
         return parsed
     return parse_assistant(message)
+
+
+def _unchanged(copy: dict[str, Any], message: dict[str, Any]) -> bool:
+    """Whether ``message`` still equals its remembered ``copy`` (see :data:`_SHARED_OBJECTS`).
+
+    A value of a key the parse does not read may be anything: one whose comparison fails (an
+    array replaced in place) counts as a change, so the message is read anew.
+    """
+    try:
+        return copy == message
+    except Exception:  # any failing comparison: read the message anew
+        return False
 
 
 def _copied(message: dict[str, Any]) -> dict[str, Any]:

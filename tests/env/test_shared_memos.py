@@ -250,3 +250,16 @@ def test_answerable_names_and_omitted_slots_are_the_slots_own(scripts, question)
         compiled = compile_script(text)
         for asked in (question, f"About the order: {question}"):
             assert tuple(compiled.answerable(asked)) == _reference_answerable(compiled, asked)
+
+
+def test_a_remembered_dict_whose_other_values_cannot_compare_is_read_anew():
+    """A key the parse does not read may hold an array: replacing it must not make parsing raise."""
+    import numpy as np
+
+    call = _call(id="c1", name="cart_view", arguments="{}")
+    message = {"logprobs": np.zeros(3), "content": "", "tool_calls": [call]}  # compared first
+    for _ in range(3):
+        parse_shared(message)
+    message["logprobs"] = np.ones(3)
+    call["function"]["name"] = "cart_add"
+    assert parse_shared(message) == parse_assistant(message)
