@@ -29,7 +29,7 @@ def recommend_products(ctx: ToolContext, product_ids: list[str]) -> Encoded:  # 
     key = ("recommend_list", ids, id(rules[0]), id(rules[1]))
     hit = ctx.memo.get(key)
     if hit is None or hit[0] is not rules[0] or hit[1] is not rules[1]:
-        hit = ctx.memo.put(key, (*rules, *_recommended(ctx, product_ids)))
+        hit = ctx.memo.put(key, (*rules, *_recommended(ctx, ids)))
     facts = dict(hit[2])  # the episode's own dict; the fact records are shared (read-only)
     ctx.state.recommendations = list(product_ids)
     # Verifiers have no catalog handle: what they grade (constraints, stock in this episode)
@@ -45,7 +45,7 @@ def recommend_products(ctx: ToolContext, product_ids: list[str]) -> Encoded:  # 
 
 
 def _recommended(
-    ctx: ToolContext, product_ids: list[str]
+    ctx: ToolContext, product_ids: tuple[str, ...]
 ) -> tuple[dict[str, dict[str, Any]], Encoded]:
     """A list's recorded facts (product id → facts) and its result, or the call's ToolError.
 
@@ -75,10 +75,9 @@ def _recommended(
         key = ("recommend_facts", pid, stock)
         fact = memo.get(key)
         facts[pid] = fact if fact is not None else memo.put(key, _facts(store, row, stock))
-    ids = tuple(product_ids)
     return facts, ctx.memo_read(
-        ("recommend_products", ids),
-        lambda: encoded({"recommended": list(ids), "count": len(ids)}),
+        ("recommend_products", product_ids),
+        lambda: encoded({"recommended": list(product_ids), "count": len(product_ids)}),
     )
 
 
