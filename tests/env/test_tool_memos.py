@@ -1,7 +1,9 @@
-"""recommend_products remembers a list per (ids, stock rules): a replay records what a cold call does.
+"""Tool results remembered across episodes record and show what a cold call does.
 
-The reference is the plain computation: each list read product by product from the catalog's
-records under the episode's stock rules, in an env whose memo is empty.
+recommend_products remembers a list per (ids, stock rules), user_get_visit_history its result
+per episode. The references are the plain computations: a list read product by product from
+the catalog's records under the episode's stock rules (in an env whose memo is empty), and the
+visits built and encoded from the row's episode.
 """
 
 from __future__ import annotations
@@ -81,3 +83,31 @@ def test_each_episode_gets_its_own_facts_dict(store, picks):
     assert again is not first
     assert list(again) == pids
     assert shop.state.extra["recommendation_lists"][0]["facts"] is again
+
+
+def test_remembered_visit_history_equals_the_plain_result(store, picks):
+    """user_get_visit_history remembers its result per episode object: equal to the plain one."""
+    from shopgen.env.tools.registry import encode_json
+
+    visits = [
+        {"product_id": picks["plain"], "title": "A", "viewed_at": "2024-01-02"},
+        {"product_id": picks["multi"]},
+    ]
+    rows = [make_row(store, episode={"visit_history": v}) for v in (visits, visits[1:], [])]
+    shop = ShopEnv(store)
+    for row in rows + rows:  # each episode, then its replay (a hit)
+        shop.reset(row)
+        obs, _, _, _ = shop.step(call("user_get_visit_history"))
+        history = json.loads(row["episode"])["visit_history"]
+        plain = {
+            "visits": [
+                {
+                    "product_id": v["product_id"],
+                    "title": v.get("title", ""),
+                    "viewed_at": v.get("viewed_at", ""),
+                }
+                for v in history
+            ]
+        }
+        assert obs["messages"][0]["content"] == encode_json(plain)
+        assert shop.state.shown_ids == {v["product_id"] for v in history}
