@@ -59,3 +59,16 @@ def call(name: str, **arguments: Any) -> dict[str, Any]:
 
 def result(obs: dict[str, Any], i: int = 0) -> dict[str, Any]:
     return json.loads(obs["messages"][i]["content"])
+
+
+def reference_facts(product: dict[str, Any], stock: int) -> dict[str, Any]:
+    """A recommended product's graded facts as read from its whole record (the plain way)."""
+    return {
+        "category_id": product["category_id"],
+        "price": float(product["price"]),
+        "rating": float(product["rating"]),
+        "ship_days": int(product["ship_days"]),
+        "brand": product["brand"],
+        "attributes": dict(product["attributes"]),
+        "stock_qty": stock,
+    }

@@ -8,27 +8,14 @@ computation it replaced is the reference here.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from runtime_helpers import reference_facts
 
 from shopgen.env.tools.context import ToolContext
 from shopgen.env.tools.recommend import _facts
 from shopgen.schemas.task import TaskRow
-
-
-def _reference_facts(p: dict[str, Any], stock: int) -> dict[str, Any]:
-    """The facts as the tool built them from the product's record."""
-    return {
-        "category_id": p["category_id"],
-        "price": float(p["price"]),
-        "rating": float(p["rating"]),
-        "ship_days": int(p["ship_days"]),
-        "brand": p["brand"],
-        "attributes": dict(p["attributes"]),
-        "stock_qty": stock,
-    }
 
 
 def _context(store, out_of_stock: list[str], overrides: dict[str, int]) -> ToolContext:
@@ -42,7 +29,7 @@ def test_facts_of_every_product_equal_the_records(store):
         row = store.product_row(pid)
         record = store.product(pid)
         got = _facts(store, row, 7)
-        want = _reference_facts(record, 7)
+        want = reference_facts(record, 7)
         # Byte-identical once encoded (types included: a float stays a float).
         assert json.dumps(got) == json.dumps(want)
         assert [type(v) for v in got.values()] == [type(v) for v in want.values()]

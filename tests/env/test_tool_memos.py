@@ -12,24 +12,15 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from runtime_helpers import call, make_row
+from runtime_helpers import call, make_row, reference_facts
 
 from shopgen.env.episode import ShopEnv
 
 
-def _reference_facts(shop: ShopEnv, pid: str) -> dict:
-    """A recommended product's facts as read from its record (stock under the episode's rules)."""
-    ctx = shop._ctx
-    p = shop.store.product(pid)
-    return {
-        "category_id": p["category_id"],
-        "price": float(p["price"]),
-        "rating": float(p["rating"]),
-        "ship_days": int(p["ship_days"]),
-        "brand": p["brand"],
-        "attributes": dict(p["attributes"]),
-        "stock_qty": ctx.stock(p),
-    }
+def _facts_of(shop: ShopEnv, pid: str) -> dict:
+    """A recommended product's facts from its record, its stock under the episode's rules."""
+    product = shop.store.product(pid)
+    return reference_facts(product, shop._ctx.stock(product))
 
 
 def _played(shop: ShopEnv, row: dict, pids: list[str]) -> tuple:
@@ -65,7 +56,7 @@ def test_remembered_lists_record_what_a_cold_call_does(store, picks, data):
             assert got == _played(ShopEnv(store), row, pids)
             facts = warm.state.extra.get("recommended_facts")
             if facts is not None:
-                assert facts == {pid: _reference_facts(warm, pid) for pid in pids}
+                assert facts == {pid: _facts_of(warm, pid) for pid in pids}
 
 
 def test_each_episode_gets_its_own_facts_dict(store, picks):
