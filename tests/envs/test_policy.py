@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from shopgen.env.episode import ShopEnv
 from shopgen.gen.policy import Decision, format_value
 from shopgen.schemas.errors import ShopgenError
 from shopgen.taskgen import TaskFactory, assistant_message
@@ -15,16 +14,6 @@ from shopgen.verifiers.policy import answer_right
 from shopgen.verifiers.replay import play
 
 D_ALL = range(13)
-
-
-@pytest.fixture(scope="module")
-def env(catalog_dir) -> ShopEnv:
-    return ShopEnv(catalog_dir)
-
-
-@pytest.fixture(scope="module")
-def factory(env) -> TaskFactory:
-    return TaskFactory(env, seed=0)
 
 
 @pytest.fixture(scope="module")
@@ -37,14 +26,14 @@ def test_bad_input_rejected(factory):
         factory.make("policy", -2, 0)
 
 
-def test_same_key_same_task(env, tasks):
-    again = TaskFactory(env, seed=0).make("policy", 5, 2)
+def test_same_key_same_task(shop_env, tasks):
+    again = TaskFactory(shop_env, seed=0).make("policy", 5, 2)
     assert again.row in [g.row for g in tasks]
 
 
-def test_oracle_correct_at_every_d(env, tasks):
+def test_oracle_correct_at_every_d(shop_env, tasks):
     for g in tasks:
-        score, _ = play(env, g.row, json.loads(g.row.oracle))
+        score, _ = play(shop_env, g.row, json.loads(g.row.oracle))
         assert score.is_correct, g.row.task_id
         assert score.reward == pytest.approx(0.9), g.row.task_id
 
@@ -79,9 +68,9 @@ def test_omitted_facts_change_the_answer_often(factory):
     assert differs / total >= 0.5
 
 
-def test_axes_have_effects(env):
+def test_axes_have_effects(shop_env):
     def clauses(branch):
-        f = TaskFactory(env, seed=2, overrides={"B_branch": branch})
+        f = TaskFactory(shop_env, seed=2, overrides={"B_branch": branch})
         engine = f.ctx.engine
         return [
             len(engine.rules[f.make("policy", 5, k).row.decoded("goal")["rule_id"]].when)
@@ -92,7 +81,7 @@ def test_axes_have_effects(env):
     assert set(clauses(4)) == {4}
 
     def omitted(p):
-        f = TaskFactory(env, seed=2, overrides={"p_missing": p})
+        f = TaskFactory(shop_env, seed=2, overrides={"p_missing": p})
         rows = [f.make("policy", 6, k).row for k in range(6)]
         return sum(s["omitted"] for r in rows for s in r.decoded("user_script")["slots"])
 
@@ -121,7 +110,7 @@ def _plausible(goal):
     return " or ".join(format_value(float(n), unit, "number") for n in nums)
 
 
-def test_degenerate_policies_never_correct(env, tasks):
+def test_degenerate_policies_never_correct(shop_env, tasks):
     rewards = []
     for g in tasks:
         goal = g.row.decoded("goal")
@@ -134,14 +123,14 @@ def test_degenerate_policies_never_correct(env, tasks):
             * (g.row.axis("T_max") + 1),
         }
         for name, messages in policies.items():
-            score, _ = play(env, g.row, messages)
+            score, _ = play(shop_env, g.row, messages)
             assert not score.is_correct, (name, g.row.task_id)
             assert -1.0 <= score.reward <= 1.0
             rewards.append(score.reward)
     assert sum(rewards) / len(rewards) <= 0
 
 
-def test_answer_without_asking_is_not_correct(env, factory):
+def test_answer_without_asking_is_not_correct(shop_env, factory):
     """The true value said without asking for a left-out needed fact is not correct."""
     f = TaskFactory(factory.env, seed=4, overrides={"p_missing": 1.0})
     for k in range(6):
@@ -149,7 +138,7 @@ def test_answer_without_asking_is_not_correct(env, factory):
         goal = row.decoded("goal")
         search = assistant_message(0, [("policy_search", {"query": goal["topic"]})])
         oracle = json.loads(row.oracle)
-        score, _ = play(env, row, [search, oracle[-1]])
+        score, _ = play(shop_env, row, [search, oracle[-1]])
         assert not score.is_correct
 
 

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from shopgen.env.episode import ShopEnv
 from shopgen.schemas.errors import ShopgenError
 from shopgen.taskgen import TaskFactory, assistant_message
 from shopgen.testing import scored_with_final
@@ -14,16 +13,6 @@ from shopgen.verifiers.replay import play
 from shopgen.verifiers.text import not_eligible_stated, refusal_reasons_stated
 
 D_ALL = range(13)
-
-
-@pytest.fixture(scope="module")
-def env(catalog_dir) -> ShopEnv:
-    return ShopEnv(catalog_dir)
-
-
-@pytest.fixture(scope="module")
-def factory(env) -> TaskFactory:
-    return TaskFactory(env, seed=0)
 
 
 @pytest.fixture(scope="module")
@@ -38,27 +27,27 @@ def test_bad_input_rejected(factory):
         factory.make("returnz", 3, 0)
 
 
-def test_same_key_same_task(env, tasks):
-    again = TaskFactory(env, seed=0).make("returns", 7, 1)
+def test_same_key_same_task(shop_env, tasks):
+    again = TaskFactory(shop_env, seed=0).make("returns", 7, 1)
     first = next(g for g in tasks if g.row.d == 7 and g.row.task_id == again.row.task_id)
     assert first.row == again.row
 
 
-def test_oracle_correct_at_every_d(env, tasks):
+def test_oracle_correct_at_every_d(shop_env, tasks):
     assert {g.row.d for g in tasks} == set(D_ALL)
     for g in tasks:
-        score, _ = play(env, g.row, json.loads(g.row.oracle))
+        score, _ = play(shop_env, g.row, json.loads(g.row.oracle))
         assert score.is_correct, g.row.task_id
         assert score.reward == pytest.approx(0.9), g.row.task_id
 
 
-def test_goal_matches_the_tools_and_visible_orders(env, tasks):
+def test_goal_matches_the_tools_and_visible_orders(shop_env, tasks):
     """Eligibility recomputed through the runtime's own check on the episode's line."""
     for g in tasks:
         goal, episode = g.row.decoded("goal"), g.row.decoded("episode")
         assert goal["order_id"] in episode["order_ids"]  # the peer's bug: invisible orders
-        env.reset(g.row)
-        _, _, _, _ = env.step(
+        shop_env.reset(g.row)
+        _, _, _, _ = shop_env.step(
             assistant_message(
                 0,
                 [
@@ -74,7 +63,7 @@ def test_goal_matches_the_tools_and_visible_orders(env, tasks):
                 ],
             )
         )
-        ((_, name, _),) = env.state.tool_calls
+        ((_, name, _),) = shop_env.state.tool_calls
         assert name == "return_check_eligibility"
         assert goal["days_since_delivery"] <= goal["window_days"] or not goal["eligible"]
         said = [g.row.messages[1].content] + [
@@ -83,37 +72,37 @@ def test_goal_matches_the_tools_and_visible_orders(env, tasks):
         assert not any(goal["product_id"] in t for t in said)
 
 
-def test_eligibility_by_independent_check(env, tasks):
+def test_eligibility_by_independent_check(shop_env, tasks):
     """The runtime's eligibility tool, asked about the goal's line, agrees with the goal."""
     for g in tasks:
         goal = g.row.decoded("goal")
-        env.reset(g.row)
+        shop_env.reset(g.row)
         args = {"order_id": goal["order_id"], "product_id": goal["product_id"]}
         args["reason"] = goal["reason"]
         if goal["variant_id"]:
             args["variant_id"] = goal["variant_id"]
-        obs, _, _, _ = env.step(assistant_message(0, [("return_check_eligibility", args)]))
+        obs, _, _, _ = shop_env.step(assistant_message(0, [("return_check_eligibility", args)]))
         info = json.loads(obs["messages"][0]["content"])
         assert info["eligible"] == goal["eligible"]
         assert info["days_since_delivery"] == goal["days_since_delivery"]
         assert info["window_days"] == goal["window_days"]
 
 
-def test_axes_have_effects(env):
-    few = TaskFactory(env, seed=1, overrides={"H_orders": 1})
-    many = TaskFactory(env, seed=1, overrides={"H_orders": 5})
+def test_axes_have_effects(shop_env):
+    few = TaskFactory(shop_env, seed=1, overrides={"H_orders": 1})
+    many = TaskFactory(shop_env, seed=1, overrides={"H_orders": 5})
     n_few = [len(few.make("returns", 4, k).row.decoded("episode")["order_ids"]) for k in range(6)]
     n_many = [len(many.make("returns", 4, k).row.decoded("episode")["order_ids"]) for k in range(6)]
     assert max(n_few) == 1
     assert sum(n_many) > sum(n_few)
 
     def omitted(p):
-        f = TaskFactory(env, seed=1, overrides={"p_missing": p})
+        f = TaskFactory(shop_env, seed=1, overrides={"p_missing": p})
         rows = [f.make("returns", 4, k).row for k in range(6)]
         return sum(s["omitted"] for r in rows for s in r.decoded("user_script")["slots"])
 
     assert omitted(1.0) > omitted(0.0) == 0
-    sw = TaskFactory(env, seed=1, overrides={"p_switch": 1.0})
+    sw = TaskFactory(shop_env, seed=1, overrides={"p_switch": 1.0})
     switched = [sw.make("returns", 6, k).row for k in range(12)]
     assert any(json.loads(r.user_script)["switch"] for r in switched)
 
@@ -177,19 +166,19 @@ def _degenerate(goal, row):
     )
 
 
-def test_degenerate_policies_never_correct(env, tasks):
+def test_degenerate_policies_never_correct(shop_env, tasks):
     rewards = []
     for g in tasks:
         goal = g.row.decoded("goal")
         for name, messages in _degenerate(goal, g.row):
-            score, _ = play(env, g.row, messages)
+            score, _ = play(shop_env, g.row, messages)
             assert not score.is_correct, (name, g.row.task_id)
             assert -1.0 <= score.reward <= 1.0
             rewards.append(score.reward)
     assert sum(rewards) / len(rewards) <= 0
 
 
-def test_return_everything_is_wrong(env, tasks):
+def test_return_everything_is_wrong(shop_env, tasks):
     """Starting returns of every line of every order is never correct.
 
     Only tasks whose turn budget leaves room for the extra starts after the oracle's own
@@ -199,9 +188,9 @@ def test_return_everything_is_wrong(env, tasks):
     for g in [t for t in tasks if t.row.decoded("goal")["eligible"]]:
         goal = g.row.decoded("goal")
         calls = []
-        env.reset(g.row)
+        shop_env.reset(g.row)
         for oid in g.row.decoded("episode")["order_ids"]:
-            for ln in env.store.lines_of(oid):
+            for ln in shop_env.store.lines_of(oid):
                 calls.append(
                     (
                         "return_start",
@@ -218,7 +207,7 @@ def test_return_everything_is_wrong(env, tasks):
         if not others or len(oracle) + 1 > g.row.axis("T_max"):
             continue
         extra = assistant_message(0, others[: g.row.axis("B_tool")])
-        score, state = play(env, g.row, [*oracle[:-1], extra, assistant_message(0, "done")])
+        score, state = play(shop_env, g.row, [*oracle[:-1], extra, assistant_message(0, "done")])
         n_started = len(state.extra.get("returns", [])) + len(state.extra.get("exchanges", []))
         assert n_started >= 1
         assert n_started == 1 or not score.is_correct
@@ -226,13 +215,13 @@ def test_return_everything_is_wrong(env, tasks):
     assert tried > 0
 
 
-def test_breaking_one_part_lowers_r_task(env, tasks):
+def test_breaking_one_part_lowers_r_task(shop_env, tasks):
     for g in tasks:
         goal = g.row.decoded("goal")
         if not (goal["eligible"] and goal["action"] == "return"):
             continue
         oracle = json.loads(g.row.oracle)
-        good, _ = play(env, g.row, oracle)
+        good, _ = play(shop_env, g.row, oracle)
         bad = json.loads(json.dumps(oracle))
         for m in bad:
             for c in m.get("tool_calls", []):
@@ -242,7 +231,7 @@ def test_breaking_one_part_lowers_r_task(env, tasks):
                         "defective" if args["reason"] != "defective" else "changed_mind"
                     )
                     c["function"]["arguments"] = json.dumps(args)
-        worse, _ = play(env, g.row, bad)
+        worse, _ = play(shop_env, g.row, bad)
         if worse.details.get("started", 1):
             assert worse.r_task < good.r_task
 
@@ -250,7 +239,7 @@ def test_breaking_one_part_lowers_r_task(env, tasks):
 # -- 2.0: same-item lines across orders, told apart by a detail (issue #9) -----------------------
 
 
-def test_same_item_lines_grow_with_d_and_the_detail_singles_the_order_out(env, factory):
+def test_same_item_lines_grow_with_d_and_the_detail_singles_the_order_out(shop_env, factory):
     def goals(d, n=12):
         return [factory.make("returns", d, k).row for k in range(n)]
 
@@ -266,9 +255,9 @@ def test_same_item_lines_grow_with_d_and_the_detail_singles_the_order_out(env, f
         slots = {s["name"]: s["value"] for s in row.decoded("user_script")["slots"]}
         assert goal["order_id"] in goal["holder_ids"]
         assert set(goal["holder_ids"]) <= set(row.decoded("episode")["order_ids"])
-        held = [env.store.order(oid) for oid in goal["holder_ids"]]
+        held = [shop_env.store.order(oid) for oid in goal["holder_ids"]]
         rest = [o for o in held if o["order_id"] != goal["order_id"]]
-        target = env.store.order(goal["order_id"])
+        target = shop_env.store.order(goal["order_id"])
         hint = slots.get("order_hint", "")
         if goal["hint_kind"] == "price_rank":
             cheapest = all(target["total"] < o["total"] for o in rest)
