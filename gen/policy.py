@@ -300,6 +300,21 @@ class PolicyEngine:
         """A topic's rules in precedence order."""
         return [self.rules[r] for r in self.order[topic]]
 
+    def thresholds(self, topic: str, facts: frozenset[str]) -> list[float]:
+        """The numbers ``topic``'s rules compare the numeric ``facts`` with, ascending.
+
+        What the policy documents state as conditions ("on orders of $35 or more"), as
+        opposed to what they state as answers (:meth:`value`).
+        """
+        return sorted(
+            {
+                float(self._literal(c.value))
+                for rule in self.rules_of(topic)
+                for c in rule.when
+                if c.fact in facts and FACTS[c.fact] == "num"
+            }
+        )
+
     @cached_property
     def memo(self) -> DecisionMemo:
         """This engine's decisions remembered on the facts they test (see DecisionMemo).

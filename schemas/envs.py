@@ -103,7 +103,7 @@ ENVS: tuple[EnvSpec, ...] = (
     _spec("status", "2.2", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
-        "1.1",
+        "1.2",
         "answer a store-policy question decided by B_branch clauses",
         *_COMMON,
         "B_branch",
@@ -120,7 +120,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "2.2",
+        "2.3",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

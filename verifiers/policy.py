@@ -30,9 +30,10 @@ def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()
     """The text states the true value and no conflicting one.
 
     Numbers of the answer's unit that equal a fact the customer gave (their order total,
-    the days since delivery) are a restatement, not an answer, and are skipped. An answer
-    that writes no number of its unit may say zero in words ("there's no restocking fee",
-    "return shipping is free"): it states 0.
+    the days since delivery) or a threshold the policy tests (``ignore`` holds both: the
+    customer's facts and the goal's ``conditions``) are a restatement, not an answer, and
+    are skipped. An answer that writes no number of its unit may say zero in words ("there's
+    no restocking fee", "return shipping is free"): it states 0.
     """
     if goal["kind"] == "boolean":
         return yes_no_stated(text) == {bool(goal["value"])}
@@ -92,7 +93,7 @@ def _task_terms(task: TaskRow) -> tuple[tuple[Any, ...], frozenset[str]]:
         float(v)
         for k, v in goal["fact_values"].items()
         if k in ("days", "order_total", "price") and isinstance(v, int | float)
-    )
+    ) + tuple(goal.get("conditions", ()))
     answer = (goal["kind"], goal["value"], goal.get("unit"), ignore, goal["topic"])
     return answer, frozenset(needed_unsaid(task))
 

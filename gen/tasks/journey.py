@@ -83,6 +83,8 @@ Version history:
           the customer can do); returns steps by returns 2.1's (refusals as written). The
           system prompt states the final answer's layout the verifier grades by (one
           paragraph per request, in order): an agent could not know it before.
+    2.3 — policy steps are graded by policy 1.2's verifier (a cited threshold of the topic's
+          rules is no second answer); their goals hold its ``conditions``.
 """
 
 from __future__ import annotations

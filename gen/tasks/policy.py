@@ -9,10 +9,11 @@ Customer wants:
 Tools offered:
     policy_search, orders_list, order_get_details, catalog_get_product, ask_user.
 Hidden goal:
-    ``{topic, rule_id, kind, unit, value, text, facts, needed, fact_values}``: ``value`` is
-    ``engine.evaluate(topic, facts)`` (never a default: a draw where no rule applies is
-    redrawn), ``needed`` the customer facts (slot names) the deciding rule's clauses test,
-    ``fact_values`` what the customer would say, by slot name.
+    ``{topic, rule_id, kind, unit, value, text, facts, needed, fact_values, conditions}``:
+    ``value`` is ``engine.evaluate(topic, facts)`` (never a default: a draw where no rule
+    applies is redrawn), ``needed`` the customer facts (slot names) the deciding rule's
+    clauses test, ``fact_values`` what the customer would say, by slot name, ``conditions``
+    the thresholds the topic's rules test in the answer's unit (an answer may cite them).
 Reward and is_correct:
     ``verifiers.policy`` reads the final message: a number of the answer's unit (money in
     exact cents, else 1e-6 relative) or a yes/no, and nothing conflicting; the agent must have
@@ -37,6 +38,10 @@ Version history:
     can't return it", "that isn't available") is the answer, and both is none. "No problem"
     no longer says no, and "yes, or no" is a hedge (it said yes). "A month" is still not 30
     days.
+    1.2 — an answer may cite the thresholds the topic's rules test ("shipping is free because
+    your order is over $35", "$5.99, since orders under $50 don't ship free"): they were read
+    as a second, conflicting value and every such answer was wrong. The goal's
+    ``conditions`` lists them; a threshold equal to some rule's answer is still graded.
 """
 
 from __future__ import annotations
@@ -142,9 +147,35 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         "facts": facts,
         "needed": needed,
         "fact_values": {name: value for name, (_, value) in said.items()},
+        "conditions": list(_conditions(engine, rule.topic, decision.unit)),
     }
     episode = {"today": ctx.today.isoformat()}
     return Draft(slots=tuple(slots), goal=goal, episode=episode, facts=extra)
+
+
+#: Answer unit → the numeric facts whose thresholds the policy documents write in that unit.
+_THRESHOLD_FACTS: dict[str | None, frozenset[str]] = {
+    "USD": frozenset({"order_total", "price"}),
+    "days": frozenset({"days_since_delivery"}),
+}
+
+
+@cache
+def _conditions(engine: PolicyEngine, topic: str, unit: str | None) -> tuple[float, ...]:
+    """Thresholds of ``topic``'s rules in the answer's unit that are no rule's answer.
+
+    An honest answer cites them ("shipping is free because your order is over $35"); the
+    verifier skips them like the customer's own facts. A number that is also some rule's
+    answer on the topic is left out, so it stays graded: skipping it would let a hedge
+    between two answers pass.
+    """
+    answers = {
+        float(engine.value(r.id))
+        for r in engine.rules_of(topic)
+        if isinstance(engine.value(r.id), int | float) and not isinstance(engine.value(r.id), bool)
+    }
+    bounds = engine.thresholds(topic, _THRESHOLD_FACTS.get(unit, frozenset()))
+    return tuple(b for b in bounds if b not in answers)
 
 
 @cache

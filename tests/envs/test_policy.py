@@ -243,3 +243,60 @@ def test_honest_answers_replayed_keep_the_oracles_reward(factory):
             assert score.reward == oracle_score.reward
             seen += 1
     assert seen
+
+
+# -- 1.2: a threshold the policy tests may be cited next to the answer ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Shipping is free because your order is over $35.", 0.0),
+        ("Standard shipping costs $0 since your total exceeds the $35 threshold.", 0.0),
+        ("It's $5.99: orders of $35 or more ship free, and yours doesn't reach that.", 5.99),
+    ],
+)
+def test_a_cited_threshold_is_no_second_answer(text, value):
+    goal = _goal(value, "USD", "shipping_cost")
+    assert answer_right(text, goal, ignore=(35.0,))
+    assert not answer_right(text, goal)  # the threshold is skipped only when it is one
+
+
+def test_conditions_are_thresholds_and_never_an_answer(shop_env):
+    """A skipped number can never be a rule's answer: a hedge between answers stays wrong."""
+    from shopgen.gen.tasks.policy import _THRESHOLD_FACTS, _conditions
+
+    engine = shop_env.store.policy_engine
+    cited = 0
+    for topic in engine.order:
+        answers = {engine.value(r.id) for r in engine.rules_of(topic)}
+        for unit in _THRESHOLD_FACTS:
+            conditions = _conditions(engine, topic, unit)
+            assert not set(conditions) & answers
+            assert set(conditions) <= set(engine.thresholds(topic, _THRESHOLD_FACTS[unit]))
+            cited += len(conditions)
+    assert cited  # the packaged policies have thresholds to cite
+
+
+def test_an_answer_citing_the_topics_thresholds_scores_as_the_oracle(factory):
+    seen = 0
+    for d in range(0, 13):
+        for k in range(12):
+            row = factory.make("policy", d, k).row
+            goal = row.decoded("goal")
+            if not goal["conditions"] or goal["unit"] != "USD":
+                continue
+            value = float(goal["value"])
+            cited = " and ".join(f"${c:.2f}" for c in goal["conditions"])
+            text = (
+                f"Orders of {cited} or more are treated differently; yours comes to ${value:.2f}."
+            )
+            score, oracle_score = scored_with_final(factory.env, row, text)
+            assert score.is_correct, (text, score.details)
+            assert score.reward == oracle_score.reward
+            said = {*goal["conditions"], *goal["fact_values"].values()}
+            wrong = next(a for a in (value + 1.37, value + 2.41) if a not in said)
+            score, _ = scored_with_final(factory.env, row, f"{text[:-1]}, or ${wrong:.2f}.")
+            assert not score.is_correct
+            seen += 1
+    assert seen
