@@ -77,11 +77,41 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the boundary: anything else is a bug, reported in one line
         if os.environ.get("SHOPGEN_DEBUG"):
             raise
+        if is_unreadable_data(exc):
+            return _fail(
+                f"unreadable data file: {exc} (`shopgen validate DIR` checks a dataset)",
+                EXIT_ERROR,
+            )
         return _fail(
             f"internal error: {type(exc).__name__}: {exc} (set SHOPGEN_DEBUG=1 for a traceback)",
             EXIT_BUG,
         )
     return 0
+
+
+#: (module prefix, class name) of the readers' errors for a file that is not valid Parquet.
+_READER_ERRORS = (
+    ("pyarrow", "ArrowInvalid"),
+    ("polars", "ComputeError"),
+    ("duckdb", "IOException"),
+    ("duckdb", "InvalidInputException"),
+)
+
+
+def is_unreadable_data(exc: BaseException) -> bool:
+    """Whether ``exc`` is a Parquet reader rejecting a file: damaged data, not a shopgen bug.
+
+    Commands check a dataset's files against its manifest before reading (sizes only), so
+    this catches what that cannot: a file changed in place to the same size, or read by a
+    code path that skips the check. Matched by name so the CLI imports no reader up front.
+    """
+    if "parquet" not in str(exc).lower():
+        return False
+    return any(
+        cls.__module__.lstrip("_").startswith(module) and cls.__name__ == name
+        for cls in type(exc).__mro__
+        for module, name in _READER_ERRORS
+    )
 
 
 def _fail(message: str, code: int) -> int:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from shopgen.commands.catalogs import check_out_dir
 from shopgen.console import print_summary, progress_bar
 from shopgen.gen.backends import BACKENDS
 from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
@@ -48,7 +49,11 @@ def catalog(
     address: str | None,
     force: bool,
 ) -> None:
-    """Generate products and variants as a versioned Parquet dataset."""
+    """Generate products, variants and their world (customers, visits, orders, store policies).
+
+    The result is one versioned Parquet dataset; `shopgen index` then adds its search index.
+    """
+    check_out_dir(out)
     config = CatalogConfig(
         size=parse_count(size),
         seed=seed,

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from shopgen.commands.tasks import open_catalog, parse_overrides
+from shopgen.commands.catalogs import catalog_of_tasks, open_catalog
+from shopgen.commands.tasks import parse_overrides
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.difficulty import parse_d_range
 from shopgen.policies import POLICIES
@@ -57,19 +58,15 @@ def evaluate_cmd(
     """Play policies on a task dataset or on tasks generated now; print solve rate and reward."""
     if (tasks_dir is None) == (env_name is None):
         raise ConfigError("give exactly one of --tasks DIR or --env NAME|all")
-    env = ShopEnv(open_catalog(catalog))
     if tasks_dir is not None:
+        env = ShopEnv(catalog_of_tasks(catalog, [tasks_dir]))
         rows = read_tasks(tasks_dir)
     else:
         envs = list(ENV_NAMES) if env_name == "all" else [env_spec(env_name).name]
-        rows = generated_rows(
-            env,
-            envs,
-            parse_d_range(d_text),
-            parse_count(n_text, field="n"),
-            seed=seed,
-            overrides=parse_overrides(axes),
-        )
+        levels, n = parse_d_range(d_text), parse_count(n_text, field="n")
+        overrides = parse_overrides(axes)
+        env = ShopEnv(open_catalog(catalog, envs=envs))
+        rows = generated_rows(env, envs, levels, n, seed=seed, overrides=overrides)
     cells = play_all(env, rows, policies or ("oracle", "heuristic", "random"))
     if as_json:
         for cell in cells:

@@ -9,7 +9,7 @@ import click
 
 from shopgen.gen.backends import BACKENDS, open_executor
 from shopgen.gen.encoders import ENCODERS
-from shopgen.gen.index import KINDS, IndexConfig, build_index
+from shopgen.gen.index import FLAT_LIMIT, KINDS, IndexConfig, build_index
 
 
 @click.command()
@@ -28,7 +28,8 @@ from shopgen.gen.index import KINDS, IndexConfig, build_index
     type=click.Choice(KINDS),
     default="auto",
     show_default=True,
-    help="FAISS index: auto = exact flat below 100k products, IVF above; ivfpq for 10M+.",
+    help=f"FAISS index: auto = exact flat below {FLAT_LIMIT:,} products, IVF above; "
+    "ivfpq for 10M+.",
 )
 @click.option(
     "--shards",

@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from shopgen.commands.catalogs import checked, needs_search
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.slots import ENVS
 from shopgen.gen.store import CatalogStore
@@ -96,7 +97,7 @@ def _show(message: dict[str, Any]) -> None:
 )
 def play(env_name: str, d: int, seed: int, k: int, catalog: Path) -> None:
     """Play one episode of ENV at difficulty D as the agent, from the terminal."""
-    env = ShopEnv(CatalogStore(catalog))
+    env = ShopEnv(checked(CatalogStore(catalog), search=needs_search([env_name])))
     obs = env.reset(TaskFactory(env, seed=seed).make(env_name, d, k).row)
     names = ", ".join(t["function"]["name"] for t in obs["tools"])
     click.echo(f"env {env_name} · d={d} · seed {seed} · task {env.task.task_id}")

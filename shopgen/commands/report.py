@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from shopgen.commands.tasks import open_catalog
+from shopgen.commands.catalogs import catalog_of_tasks, open_catalog
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.difficulty import parse_d_range
 from shopgen.policies import REFERENCE
@@ -46,17 +46,18 @@ def report(
     """Write the calibration report: policies vs d, per-axis effect, catalog realism, diversity."""
     if (tasks_dir is None) == (env_name is None):
         raise ConfigError("give exactly one of --tasks DIR or --env NAME|all")
-    store = open_catalog(catalog)
-    env = ShopEnv(store)
+    if out.is_dir():
+        raise ConfigError(f"--out {out} is a directory: name the HTML file to write")
     if tasks_dir is not None:
+        store = catalog_of_tasks(catalog, [tasks_dir])
+        env = ShopEnv(store)
         rows = read_tasks(tasks_dir)
     else:
         envs = list(ENV_NAMES) if env_name == "all" else [env_spec(env_name).name]
-        rows = list(
-            generated_rows(
-                env, envs, parse_d_range(d_text), parse_count(n_text, field="n"), seed=seed
-            )
-        )
+        levels, n = parse_d_range(d_text), parse_count(n_text, field="n")
+        store = open_catalog(catalog, envs=envs)
+        env = ShopEnv(store)
+        rows = list(generated_rows(env, envs, levels, n, seed=seed))
     if not rows:
         raise ConfigError("no tasks to report on")
     cells = evaluate(env, rows, REFERENCE)

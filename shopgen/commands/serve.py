@@ -2,11 +2,35 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import click
 
+from shopgen.commands.catalogs import catalog_of_tasks, checked
+from shopgen.gen.store import CatalogStore
 from shopgen.schemas.errors import ConfigError
+
+
+def free_port(host: str, port: int) -> int:
+    """``port`` (or, for 0, a free one) once a socket could bind it on ``host``.
+
+    Checked before the catalog loads and the address is announced, so a port in use is one
+    line naming the fix instead of a server that says it is serving and then exits.
+
+    Raises:
+        ConfigError: when the address cannot be bound (in use, not this machine's, unknown).
+    """
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind(address)
+            return probe.getsockname()[1]
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc} (choose another --port/--host)"
+        ) from None
 
 
 @click.command()
@@ -35,6 +59,11 @@ def serve(
         ) from None
     from shopgen.task_writer import read_tasks
 
+    port = free_port(host, port)
+    if task_dirs:
+        catalog_of_tasks(catalog, task_dirs)
+    else:
+        checked(CatalogStore(catalog))
     tasks = [t for d in task_dirs for t in read_tasks(d)]
     app = create_app(catalog, tasks=tasks, max_sessions=max_sessions)
     click.echo(f"serving {catalog} ({len(tasks):,} tasks) on http://{host}:{port}")

@@ -7,20 +7,17 @@ from pathlib import Path
 
 import click
 
+from shopgen.commands.catalogs import check_out_dir, open_catalog
 from shopgen.console import print_summary, progress_bar
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.backends import BACKENDS, check_backend, open_executor
 from shopgen.gen.difficulty import parse_d_range
-from shopgen.gen.store import CatalogStore
 from shopgen.schemas.envs import ENV_NAMES, env_spec
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.validation import parse_count
 from shopgen.task_shards import generate_sharded, task_shards
 from shopgen.task_writer import write_tasks
 from shopgen.taskgen import TaskFactory
-
-DEFAULT_CATALOG = Path("data/catalog")
-DEFAULT_CATALOG_SIZE = 10_000
 
 
 def parse_overrides(pairs: tuple[str, ...]) -> dict[str, float]:
@@ -39,20 +36,19 @@ def parse_overrides(pairs: tuple[str, ...]) -> dict[str, float]:
     return out
 
 
-def open_catalog(catalog: Path | None) -> CatalogStore:
-    """The catalog to draw from; builds a small default one (with its index) when none is given."""
-    if catalog is not None:
-        return CatalogStore(catalog)
-    if not (DEFAULT_CATALOG / "manifest.json").is_file():
-        from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
-        from shopgen.gen.index import build_index
+def read_prompt(path: Path) -> str:
+    """The text of ``--system-prompt``; an empty file is refused rather than silently ignored.
 
-        click.echo(
-            f"no catalog given: building a {DEFAULT_CATALOG_SIZE:,}-product catalog in {DEFAULT_CATALOG}"
-        )
-        write_catalog(CatalogConfig(size=DEFAULT_CATALOG_SIZE), DEFAULT_CATALOG, workers=2)
-        build_index(DEFAULT_CATALOG)
-    return CatalogStore(DEFAULT_CATALOG)
+    Raises:
+        ConfigError: when the file is empty or not UTF-8 text.
+    """
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except UnicodeDecodeError:
+        raise ConfigError(f"--system-prompt {path} is not UTF-8 text") from None
+    if not text:
+        raise ConfigError(f"--system-prompt {path} is empty")
+    return text
 
 
 @click.command()
@@ -111,8 +107,9 @@ def tasks(
     overrides = parse_overrides(axes)
     check_backend(backend, workers=workers, address=address)
     out = out or Path("data/tasks") / f"{env_name}-d{d_text.replace(',', '_')}"
-    store = open_catalog(catalog)
-    prompt = system_prompt.read_text(encoding="utf-8").strip() if system_prompt else None
+    check_out_dir(out)
+    prompt = read_prompt(system_prompt) if system_prompt else None
+    store = open_catalog(catalog, envs=envs)
     factory = TaskFactory(
         ShopEnv(store), seed=seed, overrides=overrides, prompt=prompt, freeze_heap=True
     )

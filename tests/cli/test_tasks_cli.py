@@ -109,7 +109,7 @@ def test_tampered_tool_messages_do_not_count(task_dir, indexed_catalog_dir, tmp_
         ],
     )
     out = tmp_path / "s.jsonl"
-    code, stdout, _ = run(
+    code, stdout, err = run(
         "score",
         "--tasks",
         str(task_dir),
@@ -120,13 +120,14 @@ def test_tampered_tool_messages_do_not_count(task_dir, indexed_catalog_dir, tmp_
         "--out",
         str(out),
     )
-    assert code == 0
+    assert code == 1  # lines that could not be scored are an error, after the rest is scored
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert lines[0]["is_correct"] is False
     assert lines[0]["reward"] < 0
     assert lines[1]["error"] == "unknown task_id"
     assert "unreadable" in lines[2]["error"]
-    assert "2 could not be scored" in stdout
+    assert "scored 1 trajectories" in stdout
+    assert "2 of 3 trajectories could not be scored" in err
 
 
 def test_same_seed_same_tasks_in_any_batch(task_dir, indexed_catalog_dir, tmp_path):

@@ -1,0 +1,164 @@
+"""Which datasets a command runs on, checked before any work starts.
+
+A command that fails after minutes of work, or that builds a fresh catalog its task set was
+never drawn from, wastes the user's time and says nothing useful. So every command opens its
+datasets here: the catalog a task set was drawn from is found through the task manifest (its
+parent id and the path it was made from) instead of by building a default one, and a missing
+or truncated file, a missing search index, or a catalog that is not the task set's parent
+stops the run with one line naming the fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import click
+
+from shopgen.gen.dataset import read_manifest
+from shopgen.gen.store import CatalogStore
+from shopgen.schemas.errors import ConfigError, DatasetError
+from shopgen.schemas.manifest import Manifest
+
+DEFAULT_CATALOG = Path("data/catalog")
+DEFAULT_CATALOG_SIZE = 10_000
+
+
+def check_files(root: Path, manifest: Manifest) -> None:
+    """Stop when a file the manifest lists is missing or has another size (stat calls only).
+
+    Raises:
+        DatasetError: naming the first such file; ``shopgen validate`` lists every problem.
+    """
+    for rel, entry in manifest.files.items():
+        path = root / rel
+        if not path.is_file():
+            raise DatasetError(
+                f"{root}: {rel} is missing (incomplete dataset; `shopgen validate {root}` "
+                "lists every problem)"
+            )
+        size = path.stat().st_size
+        if size != entry.bytes:
+            raise DatasetError(
+                f"{root}: {rel} has {size} bytes, its manifest says {entry.bytes} (truncated or "
+                f"changed; `shopgen validate {root}` lists every problem)"
+            )
+
+
+def task_manifest(tasks_dir: Path) -> Manifest:
+    """The manifest of a task dataset whose files are all present.
+
+    Raises:
+        DatasetError: when ``tasks_dir`` is not a complete task dataset.
+    """
+    manifest = read_manifest(tasks_dir)
+    if manifest.kind != "tasks":
+        raise DatasetError(f"{tasks_dir} is a {manifest.kind} dataset, not a task dataset")
+    check_files(tasks_dir, manifest)
+    return manifest
+
+
+def needs_search(envs: Iterable[str]) -> bool:
+    """Whether any of ``envs`` offers ``catalog_search`` (so its catalog needs an index)."""
+    from shopgen.env.tools import ENV_TOOLS
+
+    return any("catalog_search" in ENV_TOOLS.get(name, ()) for name in envs)
+
+
+def checked(store: CatalogStore, *, search: bool = False) -> CatalogStore:
+    """``store`` once its files are all there and, if ``search``, its index opens."""
+    check_files(store.root, store.manifest)
+    if search:
+        from shopgen.env.search import SearchIndex
+
+        SearchIndex.open(store.root, store=store)
+    return store
+
+
+def default_catalog() -> CatalogStore:
+    """``data/catalog``, built (10k products, with its index) when there is none yet."""
+    if not (DEFAULT_CATALOG / "manifest.json").is_file():
+        from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
+        from shopgen.gen.index import build_index
+
+        click.echo(
+            f"no catalog given: building a {DEFAULT_CATALOG_SIZE:,}-product catalog in "
+            f"{DEFAULT_CATALOG}"
+        )
+        write_catalog(CatalogConfig(size=DEFAULT_CATALOG_SIZE), DEFAULT_CATALOG, workers=2)
+        build_index(DEFAULT_CATALOG)
+    return CatalogStore(DEFAULT_CATALOG)
+
+
+def open_catalog(catalog: Path | None, *, envs: Iterable[str] = ()) -> CatalogStore:
+    """The catalog to generate tasks of ``envs`` from; the default one is built if missing."""
+    store = CatalogStore(catalog) if catalog is not None else default_catalog()
+    return checked(store, search=needs_search(envs))
+
+
+def catalog_of_tasks(
+    catalog: Path | None, task_dirs: Sequence[Path], *, required: bool = True
+) -> CatalogStore | None:
+    """The catalog the task datasets in ``task_dirs`` were drawn from.
+
+    With ``catalog`` given, it must be that catalog. Without it, the path each task manifest
+    recorded and then ``data/catalog`` are tried; nothing is built, since a new catalog can
+    never be the one the tasks were drawn from.
+
+    Args:
+        catalog: the ``--catalog`` the user gave, if any.
+        task_dirs: task datasets (all must come from one catalog).
+        required: when False, return None instead of failing if no catalog was given and
+            none of the candidates is the parent.
+
+    Raises:
+        ConfigError: when the catalog is not the tasks' parent, the task sets have different
+            parents, or (``required``) no candidate is the parent.
+        DatasetError: when a dataset is missing files or is not of the expected kind.
+    """
+    manifests = {Path(d): task_manifest(Path(d)) for d in task_dirs}
+    parents = {p for m in manifests.values() for p in m.parents}
+    if len(parents) > 1:
+        raise ConfigError(
+            f"the task datasets were drawn from different catalogs ({', '.join(sorted(parents))})"
+            ": give task sets of one catalog"
+        )
+    envs = {e for m in manifests.values() for e in m.config.get("envs", ())}
+    first, manifest = next(iter(manifests.items()))
+    wanted = next(iter(parents), None)
+    if catalog is not None:
+        store = CatalogStore(catalog)
+        if wanted is not None and store.catalog_id != wanted:
+            raise ConfigError(
+                f"{first} was drawn from catalog {wanted}, but {catalog} is "
+                f"{store.catalog_id}: pass the --catalog the tasks were made from"
+            )
+        return checked(store, search=needs_search(envs))
+    recorded = manifest.config.get("catalog")
+    for candidate in dict.fromkeys(p for p in (recorded, DEFAULT_CATALOG) if p):
+        path = Path(candidate)
+        if not (path / "manifest.json").is_file():
+            continue
+        try:
+            store = CatalogStore(path)
+        except DatasetError:
+            continue
+        if wanted is None or store.catalog_id == wanted:
+            return checked(store, search=needs_search(envs))
+    if not required:
+        return None
+    where = f"made from {recorded}, which does not hold it now" if recorded else "no path recorded"
+    raise ConfigError(
+        f"no --catalog given and {first} was drawn from catalog {wanted} ({where}; "
+        f"{DEFAULT_CATALOG} is not it either): pass --catalog DIR"
+    )
+
+
+def check_out_dir(out: Path) -> None:
+    """Stop when ``--out`` names an existing file: ``--force`` would otherwise delete it.
+
+    Raises:
+        ConfigError: when ``out`` exists and is not a directory.
+    """
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file, not a dataset directory: choose another --out")
