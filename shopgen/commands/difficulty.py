@@ -15,10 +15,16 @@ def _fmt(value: float) -> str:
 
 
 def rows(levels: list[int]) -> tuple[list[str], list[list[str]]]:
-    """Header and one row per axis/schedule, one column per level."""
+    """Header and one row per axis, then a ``schedule`` header and one row per schedule.
+
+    The second header keeps the twelve θ axes (what ``--axis`` overrides) apart from the
+    environments' own schedules, which are derived from ``d`` and cannot be overridden.
+    """
     header = ["axis", *(f"d={d}" for d in levels)]
     table = {d: {**theta(d).to_dict(), **schedules(d)} for d in levels}
-    body = [[name, *(_fmt(table[d][name]) for d in levels)] for name in (*AXES, *SCHEDULES)]
+    body = [[name, *(_fmt(table[d][name]) for d in levels)] for name in AXES]
+    body.append(["schedule", *header[1:]])
+    body += [[name, *(_fmt(table[d][name]) for d in levels)] for name in SCHEDULES]
     return header, body
 
 
@@ -39,7 +45,9 @@ def difficulty(d_text: str) -> None:
 
         table = Table(*header, title="θ(d)")
         for row in body:
-            table.add_row(*row)
+            if row[0] == "schedule":
+                table.add_section()
+            table.add_row(*row, style="bold" if row[0] == "schedule" else None)
         Console().print(table)
         return
     widths = [max(len(r[i]) for r in (header, *body)) for i in range(len(header))]

@@ -219,3 +219,14 @@ def test_index_help_states_the_flat_limit_the_code_uses():
 
     text = " ".join(CliRunner().invoke(index, ["--help"]).output.split())
     assert f"auto = exact flat below {FLAT_LIMIT:,} products" in text
+
+
+def test_difficulty_keeps_the_twelve_axes_apart_from_the_schedules():
+    from shopgen.gen.difficulty import AXES
+    from shopgen.gen.schedules import SCHEDULES
+
+    code, out, err = run("difficulty", "--d", "0-2")
+    assert code == 0, err
+    names = [line.split()[0] for line in out.splitlines()]
+    assert names == ["axis", *AXES, "schedule", *SCHEDULES]
+    assert len(AXES) == 12  # the README and DESIGN §5 promise twelve
