@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from shopgen.commands.catalogs import check_out_dir
+from shopgen.commands.options import SEED
 from shopgen.console import print_summary, progress_bar
 from shopgen.gen.backends import BACKENDS
 from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
@@ -18,7 +19,7 @@ from shopgen.schemas.validation import parse_count
 @click.option(
     "--size", default="10k", show_default=True, help="Products: 1000, 10k, 250k, 1M, 2.5M …"
 )
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Root seed.")
+@click.option("--seed", default=0, show_default=True, type=SEED, help="Root seed.")
 @click.option("--out", default="data/catalog", show_default=True, type=click.Path(path_type=Path))
 @click.option(
     "--workers", default=1, show_default=True, type=click.IntRange(min=1), help="Processes."

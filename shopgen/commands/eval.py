@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from shopgen.commands.catalogs import catalog_of_tasks, open_catalog
+from shopgen.commands.options import SEED
 from shopgen.commands.tasks import parse_overrides
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.difficulty import parse_d_range
@@ -29,7 +30,7 @@ from shopgen.task_writer import read_tasks
 @click.option("--env", "env_name", help=f"Generate tasks of {', '.join(ENV_NAMES)} or all.")
 @click.option("--d", "d_text", default="0-12", show_default=True, help="Levels, e.g. 0-12.")
 @click.option("--n", "n_text", default="20", show_default=True, help="Tasks per (env, d).")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
+@click.option("--seed", default=0, show_default=True, type=SEED)
 @click.option("--axis", "axes", multiple=True, help="θ override name=value (repeatable).")
 @click.option("--catalog", type=click.Path(path_type=Path), help="Catalog (default data/catalog).")
 @click.option(

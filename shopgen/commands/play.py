@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 from shopgen.commands.catalogs import checked, needs_search
+from shopgen.commands.options import SEED
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.slots import ENVS
 from shopgen.gen.store import CatalogStore
@@ -86,7 +87,7 @@ def _show(message: dict[str, Any]) -> None:
 @click.command()
 @click.option("--env", "env_name", type=click.Choice(ENVS), default="cart", show_default=True)
 @click.option("--d", "d", type=click.IntRange(min=0), default=3, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option("--k", type=click.IntRange(min=0), default=0, show_default=True, help="Task index.")
 @click.option(
     "--catalog",

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from shopgen.commands.catalogs import catalog_of_tasks, open_catalog
+from shopgen.commands.options import SEED
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.difficulty import parse_d_range
 from shopgen.policies import REFERENCE
@@ -23,7 +24,7 @@ from shopgen.task_writer import read_tasks
 @click.option("--env", "env_name", help=f"Generate tasks of {', '.join(ENV_NAMES)} or all.")
 @click.option("--d", "d_text", default="0-12", show_default=True, help="Levels, e.g. 0-12.")
 @click.option("--n", "n_text", default="10", show_default=True, help="Tasks per (env, d).")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
+@click.option("--seed", default=0, show_default=True, type=SEED)
 @click.option("--catalog", type=click.Path(path_type=Path), help="Catalog (default data/catalog).")
 @click.option(
     "--axis-n",

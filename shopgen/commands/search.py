@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from shopgen.commands.options import SEED
 from shopgen.env.search import SearchIndex, cards_json
 
 
@@ -18,7 +19,7 @@ from shopgen.env.search import SearchIndex, cards_json
 @click.option(
     "--eps-rank", default=0.0, show_default=True, type=float, help="Distractor probability."
 )
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0), help="Task seed.")
+@click.option("--seed", default=0, show_default=True, type=SEED, help="Task seed.")
 @click.option(
     "--call-index", default=0, show_default=True, type=click.IntRange(min=0), help="Search number."
 )

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from shopgen.commands.catalogs import check_out_dir, open_catalog
+from shopgen.commands.options import SEED
 from shopgen.console import print_summary, progress_bar
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.backends import BACKENDS, check_backend, open_executor
@@ -62,7 +63,7 @@ def read_prompt(path: Path) -> str:
 @click.option(
     "--catalog", type=click.Path(path_type=Path), help="Catalog dataset (default data/catalog)."
 )
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
+@click.option("--seed", default=0, show_default=True, type=SEED)
 @click.option(
     "--out", type=click.Path(path_type=Path), help="Output dataset (default data/tasks/ENV-dD)."
 )

@@ -230,3 +230,22 @@ def test_difficulty_keeps_the_twelve_axes_apart_from_the_schedules():
     names = [line.split()[0] for line in out.splitlines()]
     assert names == ["axis", *AXES, "schedule", *SCHEDULES]
     assert len(AXES) == 12  # the README and DESIGN §5 promise twelve
+
+
+@pytest.mark.parametrize("command", ["tasks", "eval", "report", "play", "catalog", "search"])
+def test_a_seed_beyond_64_bits_is_a_usage_error(command):
+    import click
+
+    from shopgen.cli import cli
+
+    seed = {p.name: p for p in cli.get_command(None, command).params}["seed"].type
+    assert seed.convert(2**63 - 1, None, None) == 2**63 - 1  # what the 64-bit streams accept
+    with pytest.raises(click.BadParameter):
+        seed.convert(2**63, None, None)
+
+
+def test_tasks_with_a_too_large_seed_is_one_line(work):
+    code, _, err = run("tasks", "--env", "policy", "--n", "1", "--catalog", "cat",
+                       "--seed", str(2**63), "--out", "t_seed", cwd=work)  # fmt: skip
+    assert code == 2
+    assert "--seed" in one_error(err)
