@@ -22,6 +22,7 @@ from shopgen.commands.options import SEED
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.slots import ENVS
 from shopgen.gen.store import CatalogStore
+from shopgen.schemas.errors import ConfigError
 from shopgen.taskgen import TaskFactory
 
 
@@ -98,6 +99,11 @@ def _show(message: dict[str, Any]) -> None:
 )
 def play(env_name: str, d: int, seed: int, k: int, catalog: Path) -> None:
     """Play one episode of ENV at difficulty D as the agent, from the terminal."""
+    if not catalog.exists():
+        raise ConfigError(
+            f"no catalog at {catalog}: make one (`shopgen catalog --out {catalog}` then "
+            f"`shopgen index --catalog {catalog}`) or pass --catalog DIR"
+        )
     env = ShopEnv(checked(CatalogStore(catalog), search=needs_search([env_name])))
     obs = env.reset(TaskFactory(env, seed=seed).make(env_name, d, k).row)
     names = ", ".join(t["function"]["name"] for t in obs["tools"])

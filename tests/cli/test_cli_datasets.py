@@ -249,3 +249,9 @@ def test_tasks_with_a_too_large_seed_is_one_line(work):
                        "--seed", str(2**63), "--out", "t_seed", cwd=work)  # fmt: skip
     assert code == 2
     assert "--seed" in one_error(err)
+
+
+def test_play_without_a_catalog_says_how_to_make_one(tmp_path):
+    code, _, err = run("play", "--env", "policy", cwd=tmp_path)
+    assert code == 1
+    assert "no catalog at data/catalog: make one (`shopgen catalog" in one_error(err)
