@@ -42,7 +42,8 @@ Composition rules (why every draw is sound):
       the episode's day, and the other steps are drawn on that day.
     - at most one order step (status or returns): each fixes which orders the account shows.
     - product-bound steps (discovery, substitution, bundle, cart, returns) use disjoint leaf
-      categories, so one step's out-of-stock marks never touch another's products, and each
+      categories, and a draw where one step's out-of-stock marks fall in another step's
+      categories is redrawn, so no step's marks touch another's products; each
       recommendation list names the step it answers.
     - one cart: at most one cart step (each environment appears at most once).
     - recommendation lists: the runtime records every ``recommend_products`` call
@@ -84,7 +85,11 @@ Version history:
           system prompt states the final answer's layout the verifier grades by (one
           paragraph per request, in order): an agent could not know it before.
     2.3 — policy steps are graded by policy 1.2's verifier (a cited threshold of the topic's
-          rules is no second answer); their goals hold its ``conditions``.
+          rules is no second answer); their goals hold its ``conditions``. A draw where one
+          step's out-of-stock marks fall in another step's categories is redrawn: a bundle's
+          marks among what its searches show (other categories' products too) could take a
+          substitution step's feasible product out of stock, and the oracle failed its proof
+          (d=8 on a 5k catalog stopped `shopgen tasks` at task 256).
 """
 
 from __future__ import annotations
@@ -159,17 +164,18 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     order = sorted(range(len(envs)), key=lambda i: envs[i] != "returns")
     drafts: dict[int, Draft] = {}
     view = ctx.for_customer(user_id)
-    taken: set[str] = set()
+    categories: dict[int, set[str]] = {}
     for i in order:
         env = envs[i]
         sub_ctx = ctx if env in CUSTOMER_FREE else view
         sub_axes = dataclasses.replace(axes, p_switch=1.0 if i == switching else 0.0)
-        drafts[i], cats = _draw_step(
+        taken = set().union(*categories.values())
+        drafts[i], categories[i] = _draw_step(
             sub_ctx, env, i, d, sub_axes, seed, taken, want_switch=i == switching
         )
-        taken |= cats
         if env == "returns":
             view = ctx.for_customer(user_id, today=date.fromisoformat(drafts[i].episode["today"]))
+    _check_stock_marks(ctx, drafts, categories)
     today = view.today.isoformat()
     slots: list[Slot] = []
     facts: dict[str, dict[str, Any]] = {}
@@ -349,6 +355,23 @@ def _merge(into: dict[str, Any], sub: dict[str, Any]) -> None:
             raise Redraw(f"sub-episodes disagree on {key}")
         else:
             into[key] = value
+
+
+def _check_stock_marks(
+    ctx: GenContext, drafts: dict[int, Draft], categories: dict[int, set[str]]
+) -> None:
+    """No step marks out of stock a product of another step's categories (else Redraw).
+
+    A step marks products its own searches may show, and those can be of other categories
+    (a search for an ice chest shows a camping chair with a cooler pocket). Such a mark in
+    another step's category would change that step's feasible set after it was computed,
+    and the journey's oracle, playing the step as drawn, would no longer be right.
+    """
+    for i, draft in drafts.items():
+        others = set().union(*(c for j, c in categories.items() if j != i))
+        marked = draft.episode.get("out_of_stock", ())
+        if others and any(ctx.store.product_field(p, "category_id") in others for p in marked):
+            raise Redraw("a step's out-of-stock marks fall in another step's categories")
 
 
 def _check_history(steps: list[dict[str, Any]], episode: dict[str, Any]) -> None:

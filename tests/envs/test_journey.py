@@ -7,9 +7,16 @@ import pytest
 
 from shopgen.env.state import EpisodeState
 from shopgen.gen.schedules import journey_length
-from shopgen.gen.tasks.base import CustomerView
+from shopgen.gen.tasks.base import CustomerView, Draft, Redraw
 from shopgen.gen.tasks.constraints import preference, tables
-from shopgen.gen.tasks.journey import DETAILS, ORDER_ENVS, SUB_ENVS, step_categories, sub_task
+from shopgen.gen.tasks.journey import (
+    DETAILS,
+    ORDER_ENVS,
+    SUB_ENVS,
+    _check_stock_marks,
+    step_categories,
+    sub_task,
+)
 from shopgen.schemas.envs import ENV_NAMES
 from shopgen.schemas.errors import ConfigError
 from shopgen.taskgen import TaskFactory
@@ -102,6 +109,46 @@ def test_product_steps_use_disjoint_categories(factory, rows):
         cats = [step_categories(factory.ctx, s["env"], s["goal"]) for s in _steps(row)]
         flat = [c for cs in cats for c in cs]
         assert len(flat) == len(set(flat))
+
+
+def test_no_step_marks_another_steps_products_out_of_stock(factory, rows):
+    category = factory.ctx.store.product_field
+    for row in rows:
+        cats = [step_categories(factory.ctx, s["env"], s["goal"]) for s in _steps(row)]
+        for i, step in enumerate(_steps(row)):
+            others = set().union(*(c for j, c in enumerate(cats) if j != i))
+            marked = step["episode"].get("out_of_stock", [])
+            assert not {category(p, "category_id") for p in marked} & others
+
+
+def test_a_draw_whose_marks_touch_another_step_is_redrawn(factory):
+    """A bundle marking a camping chair shown by its cooler search, next to a chair step."""
+    store = factory.ctx.store
+    chair, cooler = (store.products["product_id"][r] for r in (0, 1))
+    chairs = store.product_field(chair, "category_id")
+    coolers = store.product_field(cooler, "category_id")
+    assert chairs != coolers
+    bundle = Draft(slots=(), goal={}, episode={"out_of_stock": [chair]})
+    substitution = Draft(slots=(), goal={}, episode={"out_of_stock": []})
+    drafts, categories = {0: bundle, 1: substitution}, {0: {coolers}, 1: {chairs}}
+    with pytest.raises(Redraw, match="another step's categories"):
+        _check_stock_marks(factory.ctx, drafts, categories)
+    _check_stock_marks(factory.ctx, drafts, {0: {coolers, chairs}, 1: set()})  # its own: fine
+
+
+def test_every_journey_draw_checks_its_stock_marks(shop_env, monkeypatch):
+    from shopgen.gen.tasks import journey
+
+    seen = []
+
+    def spy(ctx, drafts, categories):
+        seen.append(sorted(categories))
+        return _check_stock_marks(ctx, drafts, categories)
+
+    monkeypatch.setattr(journey, "_check_stock_marks", spy)
+    TaskFactory(shop_env, seed=0).make("journey", 6, 0)
+    assert seen
+    assert seen[-1] == list(range(journey_length(6)))  # the accepted draw's steps
 
 
 def test_customer_view_binds_draws_and_shares_caches(factory):
