@@ -47,8 +47,14 @@ def sha256_file(path: Path) -> str:
 
 
 def prepare_output(out: Path, *, force: bool) -> None:
-    """Refuse an output that exists unless ``force``; check its parent is writable."""
-    if out.exists() and not force and (not out.is_dir() or any(out.iterdir())):
+    """Refuse an output that exists unless ``force``; check its parent is writable.
+
+    A file is refused even with ``force``: replacing a dataset directory is what ``force``
+    allows, deleting some other file named as the output is not.
+    """
+    if out.exists() and not out.is_dir():
+        raise DatasetError(f"{out} is a file, not a dataset directory: choose another output")
+    if out.exists() and not force and any(out.iterdir()):
         raise DatasetError(f"{out} already exists and is not empty (use --force to replace it)")
     parent = out.resolve().parent
     try:
@@ -64,12 +70,14 @@ def staging_dir(out: Path, *, force: bool) -> Iterator[Path]:
     """A temporary sibling of ``out`` that becomes ``out`` when the block succeeds.
 
     On any exception the temporary directory is removed; on success an existing ``out``
-    (allowed by ``force``) is replaced.
+    (allowed by ``force``) is replaced. Without ``force``, a dataset that another run finished
+    at ``out`` while this one was writing is kept and this run's output is dropped.
     """
     prepare_output(out, force=force)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.resolve().parent))
     try:
         yield tmp
+        prepare_output(out, force=force)  # again: another run may have written it meanwhile
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from shopgen.commands.catalogs import check_out_dir
 from shopgen.commands.options import SEED
 from shopgen.console import print_summary, progress_bar
 from shopgen.gen.backends import BACKENDS
@@ -54,7 +53,6 @@ def catalog(
 
     The result is one versioned Parquet dataset; `shopgen index` then adds its search index.
     """
-    check_out_dir(out)
     config = CatalogConfig(
         size=parse_count(size),
         seed=seed,

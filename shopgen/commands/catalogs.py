@@ -152,13 +152,3 @@ def catalog_of_tasks(
         f"no --catalog given and {first} was drawn from catalog {wanted} ({where}; "
         f"{DEFAULT_CATALOG} is not it either): pass --catalog DIR"
     )
-
-
-def check_out_dir(out: Path) -> None:
-    """Stop when ``--out`` names an existing file: ``--force`` would otherwise delete it.
-
-    Raises:
-        ConfigError: when ``out`` exists and is not a directory.
-    """
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} is a file, not a dataset directory: choose another --out")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from shopgen.commands.catalogs import catalog_of_tasks, check_out_dir, task_manifest
+from shopgen.commands.catalogs import catalog_of_tasks, task_manifest
 from shopgen.exports import FORMATS, export_tasks
 
 #: Formats that open the catalog: sft replays the oracles, verl records it in its configs.
@@ -28,7 +28,6 @@ USES_CATALOG = {"sft": True, "verl": False}  # format → whether it cannot do w
 @click.option("--force", is_flag=True, help="Replace an existing output directory.")
 def export(tasks: Path, fmt: str, out: Path, catalog: Path | None, force: bool) -> None:
     """Export TASKS for TRL, verl, verifiers, plain JSONL chat, or SFT transcripts."""
-    check_out_dir(out)
     if fmt in USES_CATALOG:
         store = catalog_of_tasks(catalog, [tasks], required=USES_CATALOG[fmt])
         catalog = store.root if store is not None else None

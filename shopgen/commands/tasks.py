@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from shopgen.commands.catalogs import check_out_dir, open_catalog
+from shopgen.commands.catalogs import open_catalog
 from shopgen.commands.options import SEED
 from shopgen.console import print_summary, progress_bar
 from shopgen.env.episode import ShopEnv
@@ -108,7 +108,6 @@ def tasks(
     overrides = parse_overrides(axes)
     check_backend(backend, workers=workers, address=address)
     out = out or Path("data/tasks") / f"{env_name}-d{d_text.replace(',', '_')}"
-    check_out_dir(out)
     prompt = read_prompt(system_prompt) if system_prompt else None
     store = open_catalog(catalog, envs=envs)
     factory = TaskFactory(

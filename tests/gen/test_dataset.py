@@ -57,6 +57,32 @@ def test_force_replaces_and_no_force_refuses(tmp_path):
         pass
 
 
+def test_a_file_named_as_the_output_is_never_replaced(tmp_path):
+    out = tmp_path / "notes.txt"
+    out.write_text("mine")
+    for force in (False, True):
+        with pytest.raises(DatasetError, match="is a file"), staging_dir(out, force=force):
+            pass
+    assert out.read_text() == "mine"
+
+
+def test_a_dataset_finished_meanwhile_by_another_run_is_kept(tmp_path):
+    out = tmp_path / "ds"
+
+    def long_run():
+        with staging_dir(out, force=False) as tmp:
+            _write(tmp, rows=2)
+            with staging_dir(out, force=False) as other:  # a shorter run finishes first
+                _write(other, rows=7)
+                finalize(other, kind="catalog", seed=0, config={}, title="t", summary="s")
+            finalize(tmp, kind="catalog", seed=0, config={}, title="t", summary="s")
+
+    with pytest.raises(DatasetError, match="already exists"):
+        long_run()
+    assert read_manifest(out).files["things/train-00000-of-00001.parquet"].rows == 7
+    assert [p.name for p in tmp_path.iterdir()] == ["ds"]  # this run's staging is gone
+
+
 def test_validate_flags_unlisted_and_missing_files(tmp_path):
     out = tmp_path / "ds"
     with staging_dir(out, force=False) as tmp:
