@@ -161,5 +161,12 @@ def parse_d_range(text: str) -> list[int]:
             ) from None
         if first < 0 or last < first:
             raise ConfigError(f"d={text!r}: a range must be low-high with 0 <= low <= high")
+        if len(out) + last - first + 1 > MAX_LEVELS:
+            raise ConfigError(f"d={text!r} lists more than {MAX_LEVELS} levels")
         out.extend(range(first, last + 1))
     return out
+
+
+#: Most levels one ``--d`` may list: every level is generated or printed, so a typo such
+#: as ``0-100000000`` would otherwise run for hours.
+MAX_LEVELS = 1000

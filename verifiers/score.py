@@ -79,14 +79,14 @@ def score_lines(env: ShopEnv, tasks: dict[str, TaskRow], lines: Iterable[str]) -
             continue
         try:
             record = json.loads(line)
-            tid, messages = record["task_id"], record["messages"]
-            if not isinstance(messages, list):
-                raise TypeError("messages must be a list")
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            yield Result(
-                f"line {number}", None, None, None, None, None, None, False, f"unreadable: {exc}"
-            )
+        except json.JSONDecodeError as exc:
+            record, problem = None, f"not JSON: {exc.msg} (column {exc.colno})"
+        else:
+            problem = _record_problem(record)
+        if problem:
+            yield Result(f"line {number}", None, None, None, None, None, None, False, problem)
             continue
+        tid, messages = record["task_id"], record["messages"]
         task = tasks.get(tid)
         if task is None:
             yield Result(str(tid), None, None, None, None, None, None, False, "unknown task_id")
@@ -120,6 +120,15 @@ def score_lines(env: ShopEnv, tasks: dict[str, TaskRow], lines: Iterable[str]) -
             score.is_correct,
             verifier_version=env_spec(task.env).version,
         )
+
+
+def _record_problem(record: Any) -> str | None:
+    """What keeps a decoded line from being a trajectory record, or None."""
+    if not isinstance(record, dict) or not {"task_id", "messages"} <= record.keys():
+        return "not a JSON object with task_id and messages"
+    if not isinstance(record["messages"], list):
+        return "messages must be a list"
+    return None
 
 
 def summarize(results: list[Result]) -> list[dict[str, Any]]:

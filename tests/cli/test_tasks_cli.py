@@ -125,7 +125,7 @@ def test_tampered_tool_messages_do_not_count(task_dir, indexed_catalog_dir, tmp_
     assert lines[0]["is_correct"] is False
     assert lines[0]["reward"] < 0
     assert lines[1]["error"] == "unknown task_id"
-    assert "unreadable" in lines[2]["error"]
+    assert lines[2]["error"] == "not a JSON object with task_id and messages"
     assert "scored 1 trajectories" in stdout
     assert "2 of 3 trajectories could not be scored" in err
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from shopgen.gen import schedules
-from shopgen.gen.difficulty import AXES, parse_d_range, theta
+from shopgen.gen.difficulty import AXES, MAX_LEVELS, parse_d_range, theta
 from shopgen.schemas.errors import ConfigError
 
 
@@ -109,6 +109,10 @@ def test_parse_d_range():
     for bad in ("x", "5-2", "-1", ""):
         with pytest.raises(ConfigError):
             parse_d_range(bad)
+    assert len(parse_d_range(f"0-{MAX_LEVELS - 1}")) == MAX_LEVELS
+    for huge in (f"0-{MAX_LEVELS}", "0-100000000", f"0-{MAX_LEVELS // 2},1-{MAX_LEVELS // 2}"):
+        with pytest.raises(ConfigError, match="more than"):  # at once, not after hours
+            parse_d_range(huge)
 
 
 def _cli(*args):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from shopgen.schemas.envs import env_spec
 from shopgen.schemas.errors import DatasetError
-from shopgen.verifiers.score import Result, check_versions, pass_hat, summarize
+from shopgen.verifiers.score import Result, check_versions, pass_hat, score_lines, summarize
 
 
 def _result(task_id: str, correct: bool, reward: float = 0.5) -> Result:
@@ -68,3 +68,18 @@ def test_tasks_for_another_verifier_version_are_refused():
     with pytest.raises(DatasetError, match="not comparable"):
         check_versions([row, old], allow_mixed=False)
     check_versions([row, old], allow_mixed=True)
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("[1, 2]", "not a JSON object with task_id and messages"),
+        ('"str"', "not a JSON object with task_id and messages"),
+        ('{"task_id": "x"}', "not a JSON object with task_id and messages"),
+        ('{"task_id": "x", "messages": {}}', "messages must be a list"),
+        ('{"task_id": "x", "mess', "not JSON: Unterminated string starting at (column 18)"),
+    ],
+)
+def test_a_line_that_is_no_trajectory_says_why(line, problem):
+    (result,) = score_lines(None, {}, [line])  # never reaches the runtime
+    assert (result.task_id, result.error) == ("line 1", problem)
