@@ -62,7 +62,8 @@ def score(
         passes = "  ".join(f"{k} {v:.3f}" for k, v in row.items() if k.startswith("pass^"))
         click.echo(
             f"{row['env']:<13} d={row['d']:<3} n={row['n']:<6} correct {row['success']:.1%}  "
-            f"reward {row['mean_reward']:+.3f}  {passes}"
+            f"reward {row['mean_reward']:+.3f} (r_task {row['mean_r_task']:+.3f}, "
+            f"r_eff {row['mean_r_eff']:.3f}, r_hall {row['mean_r_hall']:+.3f})  {passes}"
         )
     click.echo(f"scored {len(results) - len(errors)} trajectories")
     if errors:

@@ -75,7 +75,8 @@ def test_score_replays_oracles_to_full_marks(task_dir, indexed_catalog_dir, tmp_
     scores = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(scores) == len(rows)
     assert all(s["is_correct"] and s["reward"] == pytest.approx(0.9) for s in scores)
-    assert "correct 100.0%" in stdout
+    assert "correct 100.0%  reward +0.900 (r_task +1.000, r_eff 1.000, r_hall +0.000)" in stdout
+    assert "pass^1 1.000" in stdout
 
 
 def test_tampered_tool_messages_do_not_count(task_dir, indexed_catalog_dir, tmp_path):
