@@ -24,9 +24,12 @@ ErrorKind = Literal[
     "refused",  # a valid request the store declines (stock, variant required, policy)
     "unavailable",  # the tool needs a resource that is not built (e.g. no search index)
 ]
-PROTOCOL_KINDS: frozenset[str] = frozenset(
-    {"parse", "unknown_tool", "not_offered", "bad_arguments", "over_budget"}
-)
+#: The protocol failures of DESIGN §9: a call that cannot be read or names a tool the
+#: environment does not offer. They void the episode (reward −1), and they alone carry
+#: ``protocol: True`` in ``info.errors``; the reward (``shopgen.verifiers.reward``) reads this
+#: set, so label and reward cannot disagree. ``bad_arguments`` and ``over_budget`` are
+#: recoverable call mistakes: the agent gets an error result and the turn it cost, no more.
+PROTOCOL_KINDS: frozenset[str] = frozenset({"parse", "unknown_tool", "not_offered"})
 
 CartKey = tuple[str, str | None]
 
@@ -42,7 +45,7 @@ class ErrorRecord:
 
     @property
     def protocol(self) -> bool:
-        """Whether the error is a calling-convention failure rather than a store refusal."""
+        """Whether the error is a protocol failure, voiding the episode (DESIGN §9)."""
         return self.kind in PROTOCOL_KINDS
 
 

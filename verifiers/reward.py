@@ -20,15 +20,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from shopgen.env.state import EpisodeState
+from shopgen.env.state import PROTOCOL_KINDS, EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.rows import PerObject, decoded
 
 W_TASK, W_EFF, W_HALL = 0.75, 0.15, 0.10
 MAX_REWARD = W_TASK + W_EFF
-#: Error kinds that void the episode: the agent did not follow the calling convention.
-PROTOCOL_FAILURES = frozenset({"parse", "unknown_tool", "not_offered"})
+#: Error kinds that void the episode: the runtime's own definition (the ``protocol`` label of
+#: ``info.errors``), so the label and the reward never disagree.
+PROTOCOL_FAILURES = PROTOCOL_KINDS
 
 
 def r_eff(turns: int, *, min_turns: int, T_max: int) -> float:
