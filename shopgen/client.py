@@ -80,5 +80,13 @@ class ShopgenClient:
         query = urllib.parse.urlencode({"episode_id": self.episode_id})
         return self._call("GET", f"/state?{query}")
 
+    def close(self) -> dict[str, Any]:
+        """Release the session on the server, so it never waits for eviction."""
+        if self.episode_id is None:
+            raise ServerError("nothing to close: call reset() before close()")
+        out = self._call("POST", "/close", {"episode_id": self.episode_id})
+        self.episode_id = None
+        return out
+
 
 __all__ = ["ServerError", "ShopgenClient"]

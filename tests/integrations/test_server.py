@@ -91,6 +91,18 @@ def test_bad_requests_get_clear_errors(server):
         c.step("hi")
 
 
+def test_client_close_releases_its_session(server, tasks):
+    c = ShopgenClient(server)
+    c.reset(task_id=tasks[0].task_id)
+    episode_id = c.episode_id
+    assert c.close() == {"episode_id": episode_id, "closed": True}
+    c.episode_id = episode_id
+    with pytest.raises(ServerError, match="closed"):
+        c.state()
+    with pytest.raises(ServerError, match="reset"):
+        ShopgenClient(server).close()
+
+
 def test_schema_lists_tools(server):
     schema = ShopgenClient(server).schema()
     assert "catalog_search" in schema["tools"]

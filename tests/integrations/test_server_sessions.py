@@ -1,0 +1,120 @@
+"""Server sessions: unique ids beyond the cap, no silent replacement, eviction order, close.
+
+Driven in-process through FastAPI's TestClient (no socket): what is tested is the session
+table and the HTTP status a trainer sees, not the transport.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from fastapi.testclient import TestClient
+
+from shopgen.server import create_app
+
+BYE = {"role": "assistant", "content": "Thanks, that is all."}
+
+
+@pytest.fixture(scope="module")
+def make(indexed_catalog_dir, tasks):
+    """A fresh app (its own session table) with a given cap, over the shared fixture data."""
+
+    def build(max_sessions: int) -> TestClient:
+        return TestClient(
+            create_app(indexed_catalog_dir, tasks=tasks, max_sessions=max_sessions, instance="t")
+        )
+
+    return build
+
+
+def _reset(client: TestClient, **body) -> str:
+    response = client.post("/reset", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()["episode_id"]
+
+
+def _state(client: TestClient, episode_id: str):
+    return client.get("/state", params={"episode_id": episode_id})
+
+
+def _step(client: TestClient, episode_id: str, message=BYE):
+    return client.post("/step", json={"episode_id": episode_id, "action": {"message": message}})
+
+
+def test_a_grpo_group_beyond_the_cap_gets_distinct_ids_and_isolated_episodes(make, tasks):
+    client = make(2)
+    tid = tasks[0].task_id
+    ids = [_reset(client, task_id=tid, seed=7) for _ in range(4)]
+    assert len(set(ids)) == 4, ids
+    assert all(i.startswith(f"{tid}-") for i in ids)
+    assert _step(client, ids[2]).json()["done"] is True
+    assert _state(client, ids[2]).json()["turn"] == 1
+    fourth = _state(client, ids[3]).json()
+    assert (fourth["turn"], fourth["done"]) == (0, False)
+
+
+def test_ids_are_unique_per_server_not_reused_across_servers(make, tasks):
+    a, b = make(8), make(8)
+    tid = tasks[0].task_id
+    assert _reset(a, task_id=tid) == _reset(b, task_id=tid)  # same instance tag, same counter
+    c = TestClient(create_app(a.app.state.sessions.shop.store.root, tasks=tasks))
+    assert _reset(c, task_id=tid) != _reset(a, task_id=tid)  # a random instance tag
+
+
+def test_a_live_client_id_is_refused_with_409(make, tasks):
+    client = make(8)
+    tid = tasks[0].task_id
+    assert _reset(client, task_id=tid, episode_id="worker-1") == "worker-1"
+    clash = client.post("/reset", json={"task_id": tid, "episode_id": "worker-1"})
+    assert clash.status_code == 409
+    assert "worker-1" in clash.json()["detail"]
+    assert "live" in clash.json()["detail"]
+    assert _state(client, "worker-1").json()["turn"] == 0  # the first episode is untouched
+    _step(client, "worker-1")
+    assert _reset(client, task_id=tid, episode_id="worker-1") == "worker-1"  # finished: reusable
+    assert _state(client, "worker-1").json()["turn"] == 0
+
+
+def test_a_client_id_never_collides_with_a_server_made_one(make, tasks):
+    client = make(8)
+    tid = tasks[0].task_id
+    taken = _reset(make(8), task_id=tid)  # what this server would make first
+    assert _reset(client, task_id=tid, episode_id=taken) == taken
+    assert _reset(client, task_id=tid) != taken
+
+
+def test_finished_sessions_are_evicted_before_live_ones_then_the_least_recently_used(make, tasks):
+    client = make(3)
+    tid = tasks[0].task_id
+    a, b, c = (_reset(client, task_id=tid, episode_id=x) for x in "abc")
+    _step(client, b)  # b finishes; a is the oldest live session
+    d = _reset(client, task_id=tid, episode_id="d")
+    gone = _state(client, b)
+    assert gone.status_code == 404
+    assert "evicted" in gone.json()["detail"]
+    assert [_state(client, x).status_code for x in (a, c, d)] == [200, 200, 200]
+    _state(client, a)  # a used most recently: c is now the least recently used
+    _reset(client, task_id=tid, episode_id="e")
+    assert _state(client, c).status_code == 404
+    assert [_state(client, x).status_code for x in (a, d, "e")] == [200, 200, 200]
+    health = client.get("/health").json()
+    assert (health["sessions"], health["live"], health["evicted"]) == (3, 3, 2)
+
+
+def test_close_releases_a_session(make, tasks):
+    client = make(2)
+    tid = tasks[0].task_id
+    a = _reset(client, task_id=tid)
+    closed = client.post("/close", json={"episode_id": a})
+    assert closed.status_code == 200
+    assert closed.json() == {"episode_id": a, "closed": True}
+    gone = _state(client, a)
+    assert gone.status_code == 404
+    assert "closed" in gone.json()["detail"]
+    assert client.post("/close", json={"episode_id": a}).status_code == 404
+    b, c = _reset(client, task_id=tid), _reset(client, task_id=tid)  # the cap has room again
+    assert client.get("/health").json()["evicted"] == 0
+    assert {b, c} == set(client.app.state.sessions.ids())
