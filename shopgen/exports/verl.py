@@ -9,6 +9,21 @@ Side files: ``tool_config.yaml`` (``tools: - class_name, config, tool_schema``, 
 tool the tasks offer, served by :class:`shopgen.integrations.verl.ShopgenTool`) and
 ``interaction_config.yaml`` (``interaction: - name, class_name, config``). The reward function
 is :func:`shopgen.integrations.verl.compute_score`.
+
+One tool list per dataset. verl's ``ToolAgentLoop`` renders the whole tool config
+(``multi_turn.tool_config_path``, read once per trainer) into every prompt; a row's
+``tools_kwargs`` only feeds each tool's ``create``, and its ``agent_name`` picks an agent loop
+whose stock tool agent reads that same global path. So verl has no per-row tool list, and
+a dataset mixing environments would show a status task ``cart_add`` and friends; the call
+fails (its ``tools_kwargs`` is null), and the replay scores it ``not_offered``: −1 (DESIGN §8
+has each environment expose only its own tools). Hence:
+
+- tasks that all offer the same tools (one environment) export as before: ``data/`` plus
+  ``tool_config.yaml`` and ``interaction_config.yaml`` at the top;
+- tasks of several environments export as one dataset with one table per environment:
+  ``<env>/train-*.parquet`` beside ``<env>/tool_config.yaml`` (exactly that environment's
+  tools) and ``<env>/interaction_config.yaml``. Each folder is one verl run
+  (``data.train_files=OUT/<env>/*.parquet``, ``multi_turn.tool_config_path=OUT/<env>/…``).
 """
 
 from __future__ import annotations
@@ -19,9 +34,19 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import yaml
 
-from shopgen.exports._common import CHAT, public_messages, public_tools, task_json, write_export
+from shopgen.exports._common import (
+    CHAT,
+    ROWS_PER_FILE,
+    public_messages,
+    public_tools,
+    task_json,
+    write_export,
+)
+from shopgen.gen.dataset import add_files, finalize, shard_name, staging_dir
+from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
 
@@ -119,6 +144,31 @@ def interaction_config(catalog: str | None) -> dict[str, Any]:
     }
 
 
+def by_environment(tasks: list[TaskRow]) -> dict[str, list[TaskRow]]:
+    """The tasks per environment (sorted by name), each environment offering one tool set.
+
+    Raises:
+        ConfigError: tasks of one environment offer different tools, which no split of a
+            verl export can serve (verl shows one tool list per dataset).
+    """
+    groups: dict[str, list[TaskRow]] = {}
+    offered: dict[str, tuple[str, ...]] = {}
+    for t in tasks:
+        names = tuple(sorted(s["function"]["name"] for s in public_tools(t)))
+        if offered.setdefault(t.env, names) != names:
+            raise ConfigError(
+                f"verl shows one tool list per dataset, but {t.env} tasks offer different "
+                f"tools ({', '.join(offered[t.env])} vs {', '.join(names)}, task {t.task_id}): "
+                "export them with --format trl or verifiers, which carry each row's own tools"
+            )
+        groups.setdefault(t.env, []).append(t)
+    return dict(sorted(groups.items()))
+
+
+def _dump(value: Any) -> str:
+    return yaml.safe_dump(json.loads(json.dumps(value)), sort_keys=False)
+
+
 def export(
     tasks: list[TaskRow],
     out: Path,
@@ -128,11 +178,21 @@ def export(
     force: bool = False,
     **_: Any,
 ) -> Manifest:
-    """Write the verl export of ``tasks`` (rows + YAML configs) to ``out``."""
+    """Write the verl export of ``tasks`` to ``out``: one tool list, or one per environment.
+
+    See the module docstring: tasks offering different tools are split into one table and
+    one pair of configs per environment, since verl renders a single tool list into every
+    prompt of a run.
+    """
     where = str(Path(catalog).resolve()) if catalog is not None else None
+    groups = by_environment(tasks)
+    tool_sets = {
+        tuple(sorted(s["function"]["name"] for s in public_tools(g[0]))) for g in groups.values()
+    }
+    if len(tool_sets) > 1:
+        return _export_per_environment(groups, out, source=source, where=where, force=force)
     tools = tool_config(tasks, where)
     names = [t["tool_schema"]["function"]["name"] for t in tools["tools"]]
-    dump = lambda v: yaml.safe_dump(json.loads(json.dumps(v)), sort_keys=False)  # noqa: E731
     return write_export(
         rows(tasks),
         out,
@@ -140,6 +200,53 @@ def export(
         fmt="verl",
         source=source,
         config={"catalog": where},
-        side_files={TOOL_CONFIG: dump(tools), INTERACTION_CONFIG: dump(interaction_config(where))},
+        side_files={
+            TOOL_CONFIG: _dump(tools),
+            INTERACTION_CONFIG: _dump(interaction_config(where)),
+        },
         force=force,
     )
+
+
+def _export_per_environment(
+    groups: dict[str, list[TaskRow]],
+    out: Path,
+    *,
+    source: Manifest,
+    where: str | None,
+    force: bool,
+) -> Manifest:
+    """One dataset, one table and one pair of configs per environment (atomic as a whole)."""
+    side: dict[str, str] = {}
+    with staging_dir(Path(out), force=force) as tmp:
+        for env, group in groups.items():
+            tools = tool_config(group, where)
+            names = [t["tool_schema"]["function"]["name"] for t in tools["tools"]]
+            table = pa.Table.from_pylist(list(rows(group)), schema=schema(names))
+            count = max(1, -(-table.num_rows // ROWS_PER_FILE))
+            for i in range(count):
+                path = tmp / shard_name(env, i, count)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                part = table.slice(i * ROWS_PER_FILE, ROWS_PER_FILE)
+                pq.write_table(part, path, compression="zstd")
+            side[f"{env}/{TOOL_CONFIG}"] = _dump(tools)
+            side[f"{env}/{INTERACTION_CONFIG}"] = _dump(interaction_config(where))
+        for rel, text in side.items():
+            (tmp / rel).write_text(text, encoding="utf-8")
+        finalize(
+            tmp,
+            kind="export",
+            seed=source.seed,
+            config={
+                "format": "verl",
+                "tasks": source.dataset_id,
+                "catalog": where,
+                "per_environment": list(groups),
+            },
+            parents=[source.dataset_id],
+            title=f"shopgen export (verl) of {source.dataset_id}",
+            summary="shopgen tasks in the `verl` layout, one table per environment, each with "
+            "its own tool_config.yaml (verl shows one tool list per run); hidden ground truth "
+            "is kept out of every column the model is shown.",
+        )
+    return add_files(Path(out), dict.fromkeys(side, "verl"))

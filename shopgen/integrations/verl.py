@@ -11,6 +11,10 @@ decoded response's assistant turns (Qwen3 ``<tool_call>`` text, split at the too
 through a fresh episode of the task in ``ground_truth``. :class:`ShopgenInteraction` scores the
 chat messages verl keeps when the model stops calling tools.
 
+A verl run loads one ``tool_config.yaml`` and shows all of it to every prompt, so an export of
+several environments comes as one folder per environment (``shopgen.exports.verl``): train on
+one folder per run, pointing ``multi_turn.tool_config_path`` at that folder's config.
+
 Without verl installed the classes still work (tests drive them with ``asyncio``); with it,
 ``ShopgenTool`` subclasses ``verl.tools.base_tool.BaseTool`` and returns ``ToolResponse``.
 """

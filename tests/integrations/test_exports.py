@@ -38,14 +38,35 @@ def exported(task_dir, indexed_catalog_dir, tmp_path_factory):
     return out
 
 
-def _load(path):
-    return datasets.load_dataset("parquet", data_files=str(path / "data/*.parquet"), split="train")
+def _load(path, table="data"):
+    return datasets.load_dataset(
+        "parquet", data_files=str(path / table / "*.parquet"), split="train"
+    )
+
+
+def _tables(path):
+    """The export's Parquet tables: ``data``, or (verl, mixed tools) one per environment."""
+    files = read_manifest(path).files
+    return sorted({e.table for rel, e in files.items() if rel.endswith(".parquet")})
+
+
+def _rows(path):
+    """Every row of an export, table after table."""
+    return [row for table in _tables(path) for row in _load(path, table)]
+
+
+def _task_id(row):
+    return row.get("task_id") or (row.get("extra_info") or row.get("info") or {}).get("task_id")
+
+
+def _verl(exported, env):
+    """The folder holding ``env``'s verl rows and configs (the mixed fixture splits by env)."""
+    return exported["verl"] / env
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_round_trips_through_datasets_as_a_versioned_export(exported, tasks, task_dir, fmt):
-    ds = _load(exported[fmt])
-    assert len(ds) == len(tasks)
+    assert len(_rows(exported[fmt])) == len(tasks)
     manifest = read_manifest(exported[fmt])
     assert manifest.kind == "export"
     assert manifest.parents == [read_manifest(task_dir).dataset_id]
@@ -68,11 +89,8 @@ def _hidden_values(task):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_hidden_ground_truth_never_reaches_the_model(exported, tasks, fmt):
     by_id = {t.task_id: t for t in tasks}
-    ds = _load(exported[fmt])
-    for i, row in enumerate(ds):
-        task = tasks[i]
-        tid = row.get("task_id") or (row.get("extra_info") or row.get("info") or {}).get("task_id")
-        task = by_id.get(tid, task)
+    for i, row in enumerate(_rows(exported[fmt])):
+        task = by_id.get(_task_id(row), tasks[i])
         shown = (
             row
             if fmt != "sft"
@@ -90,9 +108,10 @@ def test_hidden_ground_truth_never_reaches_the_model(exported, tasks, fmt):
 
 @pytest.mark.parametrize("fmt", ["trl", "verl", "verifiers", "jsonl"])
 def test_prompt_is_exactly_the_public_opening(exported, tasks, fmt):
-    ds = _load(exported[fmt])
     column = "messages" if fmt == "jsonl" else "prompt"
-    assert [r[column] for r in ds] == [[m.model_dump() for m in t.messages] for t in tasks]
+    shown = {_task_id(r): r[column] for r in _rows(exported[fmt])}
+    assert len(shown) == len(tasks)
+    assert shown == {t.task_id: [m.model_dump() for m in t.messages] for t in tasks}
 
 
 def test_jsonl_side_file_matches(exported, tasks):
@@ -121,9 +140,10 @@ VERL_FIELDS = {"data_source", "prompt", "ability", "reward_model", "extra_info"}
 
 
 def test_verl_row_layout_matches_its_documented_fields(exported, tasks):
-    ds = _load(exported["verl"])
+    ds = _load(_verl(exported, tasks[0].env), "")
     assert set(ds.column_names) >= VERL_FIELDS
     row = ds[0]
+    assert row["extra_info"]["task_id"] == tasks[0].task_id
     assert set(row["reward_model"]) == {"style", "ground_truth"}
     assert {"split", "index", "tools_kwargs", "interaction_kwargs"} <= set(row["extra_info"])
     offered = {s["function"]["name"] for s in json.loads(tasks[0].tools)}
@@ -133,18 +153,16 @@ def test_verl_row_layout_matches_its_documented_fields(exported, tasks):
         json.loads(v["create_kwargs"]["task"])["task_id"] == tasks[0].task_id
         for v in kwargs.values()
     )
-    assert [r["extra_info"]["index"] for r in ds] == list(range(len(tasks)))
+    assert [r["extra_info"]["index"] for r in ds] == list(range(len(ds)))
 
 
 def test_verl_configs_name_loadable_classes(exported, tasks):
-    tools = yaml.safe_load((exported["verl"] / "tool_config.yaml").read_text())
-    names = {t["tool_schema"]["function"]["name"] for t in tools["tools"]}
-    assert names == {s["function"]["name"] for t in tasks for s in json.loads(t.tools)}
+    tools = yaml.safe_load((_verl(exported, tasks[0].env) / "tool_config.yaml").read_text())
     for entry in tools["tools"]:
         module, cls = entry["class_name"].rsplit(".", 1)
         assert getattr(__import__(module, fromlist=[cls]), cls) is ShopgenTool
         assert entry["config"]["catalog"]
-    inter = yaml.safe_load((exported["verl"] / "interaction_config.yaml").read_text())
+    inter = yaml.safe_load((_verl(exported, tasks[0].env) / "interaction_config.yaml").read_text())
     assert inter["interaction"][0]["class_name"].endswith("ShopgenInteraction")
 
 
@@ -166,9 +184,10 @@ def _qwen_text(task, results):
 def test_verl_tools_interaction_and_compute_score_play_the_oracle(
     exported, tasks, indexed_catalog_dir
 ):
-    row = _load(exported["verl"])[0]
     task = tasks[0]
-    tool_cfg = yaml.safe_load((exported["verl"] / "tool_config.yaml").read_text())["tools"]
+    row = _load(_verl(exported, task.env), "")[0]
+    assert row["extra_info"]["task_id"] == task.task_id
+    tool_cfg = yaml.safe_load((_verl(exported, task.env) / "tool_config.yaml").read_text())["tools"]
     tools = {
         t["tool_schema"]["function"]["name"]: ShopgenTool(t["config"], t["tool_schema"])
         for t in tool_cfg
@@ -222,6 +241,61 @@ def test_verl_tools_interaction_and_compute_score_play_the_oracle(
         )["is_correct"]
         == 0.0
     )
+
+
+def _offered(group):
+    return {s["function"]["name"] for t in group for s in json.loads(t.tools)}
+
+
+def test_verl_mixed_export_has_per_environment_tool_lists(exported, tasks):
+    """verl renders one tool list into every prompt: each environment gets its own."""
+    envs = sorted({t.env for t in tasks})
+    assert len(envs) > 1
+    assert len({frozenset(_offered([t])) for t in tasks}) > 1
+    out = exported["verl"]
+    assert _tables(out) == envs
+    assert read_manifest(out).config["per_environment"] == envs
+    assert not (out / "tool_config.yaml").exists()  # no union list anywhere
+    for env in envs:
+        group = [t for t in tasks if t.env == env]
+        cfg = yaml.safe_load((out / env / "tool_config.yaml").read_text())["tools"]
+        assert [c["tool_schema"]["function"]["name"] for c in cfg] == sorted(_offered(group))
+        assert (out / env / "interaction_config.yaml").is_file()
+        ds = _load(out, env)
+        assert sorted(r["extra_info"]["task_id"] for r in ds) == sorted(t.task_id for t in group)
+        for row in ds:
+            kwargs = row["extra_info"]["tools_kwargs"]
+            assert set(kwargs) == _offered(group)  # no null entry for a tool not offered
+            assert all(v is not None for v in kwargs.values())
+    assert {f"{env}/tool_config.yaml" for env in envs} <= set(read_manifest(out).files)
+
+
+def test_verl_single_environment_export_is_unchanged(
+    task_dir, tasks, indexed_catalog_dir, tmp_path
+):
+    from shopgen.exports import verl
+
+    group = [t for t in tasks if t.env == tasks[0].env]
+    out = tmp_path / "verl-one"
+    verl.export(group, out, source=read_manifest(task_dir), catalog=indexed_catalog_dir)
+    assert _tables(out) == ["data"]
+    ds = _load(out)
+    assert [r["extra_info"]["task_id"] for r in ds] == [t.task_id for t in group]
+    cfg = yaml.safe_load((out / "tool_config.yaml").read_text())["tools"]
+    assert [c["tool_schema"]["function"]["name"] for c in cfg] == sorted(_offered(group))
+    assert (out / "interaction_config.yaml").is_file()
+    assert "per_environment" not in read_manifest(out).config
+
+
+def test_verl_refuses_one_environment_offering_two_tool_lists(task_dir, tasks, tmp_path):
+    from shopgen.exports import verl
+
+    first = tasks[0]
+    fewer = json.dumps(json.loads(first.tools)[1:])
+    odd = first.model_copy(update={"tools": fewer, "task_id": first.task_id + "-odd"})
+    with pytest.raises(ConfigError, match=f"{first.env} tasks offer different tools"):
+        verl.export([first, odd], tmp_path / "x", source=read_manifest(task_dir))
+    assert not (tmp_path / "x").exists()
 
 
 def test_verifiers_session_plays_a_row_to_correct(exported, shop, tasks):
