@@ -12,10 +12,12 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pyarrow.parquet as pq
 
 from shopgen.gen.dataset import is_parquet, read_manifest, sha256_file
+from shopgen.schemas.errors import DatasetError
 from shopgen.schemas.manifest import Manifest
-from shopgen.schemas.tables import TABLES, polars_schema
+from shopgen.schemas.tables import expected_schema, polars_schema
 
 
 @dataclass(frozen=True)
@@ -239,24 +241,49 @@ def _file_problems(root: Path, manifest: Manifest, checksums: bool):
 
 
 def _schema_problems(root: Path, manifest: Manifest):
+    fmt = manifest.config.get("format") if manifest.kind == "export" else None
     for rel, entry in manifest.files.items():
         if not is_parquet(rel):
             continue  # checked by size and checksum only
         try:
             frame = pl.scan_parquet(root / rel)
             schema, rows = frame.collect_schema(), frame.select(pl.len()).collect().item()
+            found = pq.read_schema(root / rel)
         except Exception as exc:  # any reader failure means an unreadable file
             yield f"{rel}: not readable as Parquet ({type(exc).__name__})"
             continue
         if rows != entry.rows:
             yield f"{rel}: {rows} rows, manifest says {entry.rows}"
-        expected = TABLES.get(entry.table)
-        if expected is None:
+        try:
+            expected = expected_schema(manifest.kind, entry.table, fmt=fmt, found=found)
+        except DatasetError as exc:
+            yield f"{rel}: {exc}"
             continue
-        want = polars_schema(expected)
-        if dict(schema) != dict(want):
-            diff = sorted(set(want.items()) ^ set(schema.items()), key=str)[:3]
-            yield f"{rel}: schema differs from {entry.table!r} ({', '.join(f'{k}: {v}' for k, v in diff)})"
+        if expected is None:
+            continue  # a table shopgen does not declare: files, rows and checksums only
+        differences = _schema_differences(polars_schema(expected), schema)
+        if differences:
+            what = f"the {fmt} export's rows" if fmt else f"{manifest.kind} table {entry.table!r}"
+            yield f"{rel}: schema differs from {what} ({'; '.join(differences[:3])})"
+
+
+def _schema_differences(want: pl.Schema, got: pl.Schema) -> list[str]:
+    """Missing, unexpected and retyped columns, in the expected column order."""
+    out = [f"missing column {name}" for name in want if name not in got]
+    out += [f"unexpected column {name}" for name in got if name not in want]
+    out += [
+        f"column {name} is {_short(got[name])}, expected {_short(dtype)}"
+        for name, dtype in want.items()
+        if name in got and got[name] != dtype
+    ]
+    if not out and list(want) != list(got):
+        out.append(f"columns in another order ({', '.join(got)})")
+    return out
+
+
+def _short(dtype: pl.DataType, limit: int = 80) -> str:
+    text = str(dtype)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _rule_problems(root: Path, manifest: Manifest):

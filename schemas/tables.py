@@ -12,6 +12,8 @@ import polars as pl
 import pyarrow as pa
 
 from shopgen.schemas.axes import AXES, RATE_AXES
+from shopgen.schemas.exports import export_schema
+from shopgen.schemas.manifest import DatasetKind
 
 PRODUCTS = pa.schema(
     [
@@ -163,8 +165,8 @@ TASKS = pa.schema(
     ]
 )
 
-#: Table name → schema, for every table a dataset of any kind may hold.
-TABLES: dict[str, pa.Schema] = {
+#: Table name → schema of a catalog dataset's tables (the catalog and its world).
+CATALOG_TABLES: dict[str, pa.Schema] = {
     "products": PRODUCTS,
     "variants": VARIANTS,
     "taxonomy": TAXONOMY,
@@ -173,8 +175,36 @@ TABLES: dict[str, pa.Schema] = {
     "order_lines": ORDER_LINES,
     "visits": VISITS,
     "policy_rules": POLICY_RULES,
-    "data": TASKS,
 }
+
+#: Table name → schema, for the writers of catalog and task datasets. A table's name alone
+#: does not fix its schema (every task and export dataset calls its rows ``data``): checks
+#: go through :func:`expected_schema`.
+TABLES: dict[str, pa.Schema] = {**CATALOG_TABLES, "data": TASKS}
+
+
+def expected_schema(
+    kind: DatasetKind, table: str, *, fmt: str | None, found: pa.Schema
+) -> pa.Schema | None:
+    """The schema a Parquet file of ``table`` must have in a dataset of ``kind``.
+
+    Args:
+        kind: the manifest's ``kind``.
+        table: the file's table (its top-level folder).
+        fmt: the manifest's ``config.format`` (export datasets only).
+        found: the file's own schema (a verl export's columns depend on its tools).
+
+    Returns:
+        The schema, or None when ``table`` is not a table datasets of ``kind`` hold.
+
+    Raises:
+        DatasetError: an export names a format shopgen does not write.
+    """
+    if kind == "export":
+        return export_schema(str(fmt), found) if table == "data" else None
+    if kind == "tasks":
+        return TASKS if table == "data" else None
+    return CATALOG_TABLES.get(table)
 
 
 def polars_schema(schema: pa.Schema) -> pl.Schema:

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from shopgen.gen.dataset import add_files, finalize, read_manifest, shard_name, staging_dir
+from shopgen.schemas.exports import CHAT  # noqa: F401  (verl.py builds its rows' schema with it)
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
 from shopgen.task_writer import read_tasks
@@ -25,9 +26,6 @@ ROWS_PER_FILE = 20_000
 
 #: The row fields the model must never see (DESIGN §7): ground truth and the solving plan.
 HIDDEN_FIELDS: tuple[str, ...] = ("goal", "episode", "user_script", "oracle")
-
-#: ``{role, content}`` chat messages as a Parquet list of structs.
-CHAT = pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))
 
 
 def load_source(tasks: Path) -> tuple[list[TaskRow], Manifest]:

@@ -12,21 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
-from shopgen.exports._common import CHAT, public_messages, public_tools, write_export
+from shopgen.exports._common import public_messages, public_tools, write_export
+from shopgen.schemas.exports import JSONL
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
 
-SCHEMA = pa.schema(
-    [
-        ("task_id", pa.string()),
-        ("env", pa.string()),
-        ("d", pa.int64()),
-        ("messages", CHAT),
-        ("tools", pa.string()),
-    ]
-)
+#: The rows' schema, declared where ``shopgen validate`` can check it.
+SCHEMA = JSONL
 
 JSONL_FILE = "train.jsonl"
 

@@ -13,41 +13,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
 from shopgen.env.episode import ShopEnv
 from shopgen.exports._common import write_export
 from shopgen.schemas.errors import DatasetError
+from shopgen.schemas.exports import SFT, SFT_MESSAGE
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.replay import play
 
-_CALL = pa.struct(
-    [
-        ("id", pa.string()),
-        ("type", pa.string()),
-        ("function", pa.struct([("name", pa.string()), ("arguments", pa.string())])),
-    ]
-)
-MESSAGE = pa.struct(
-    [
-        ("role", pa.string()),
-        ("content", pa.string()),
-        ("tool_calls", pa.list_(_CALL)),
-        ("tool_call_id", pa.string()),
-        ("name", pa.string()),
-    ]
-)
-SCHEMA = pa.schema(
-    [
-        ("task_id", pa.string()),
-        ("env", pa.string()),
-        ("d", pa.int64()),
-        ("messages", pa.list_(MESSAGE)),
-        ("tools", pa.string()),
-        ("reward", pa.float64()),
-    ]
-)
+#: The rows' schema and message shape, declared where ``shopgen validate`` can check them.
+MESSAGE = SFT_MESSAGE
+SCHEMA = SFT
 
 
 def _message(m: dict[str, Any]) -> dict[str, Any]:

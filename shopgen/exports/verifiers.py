@@ -12,31 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
-from shopgen.exports._common import CHAT, public_messages, task_json, write_export
+from shopgen.exports._common import public_messages, task_json, write_export
+from shopgen.schemas.exports import VERIFIERS
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
 
-SCHEMA = pa.schema(
-    [
-        ("prompt", CHAT),
-        ("answer", pa.string()),
-        (
-            "info",
-            pa.struct(
-                [
-                    ("task_id", pa.string()),
-                    ("env", pa.string()),
-                    ("d", pa.int64()),
-                    ("tools", pa.string()),
-                    ("task_row", pa.string()),
-                ]
-            ),
-        ),
-        ("task", pa.string()),
-    ]
-)
+#: The rows' schema, declared where ``shopgen validate`` can check it.
+SCHEMA = VERIFIERS
 
 
 def rows(tasks: list[TaskRow]) -> Iterator[dict[str, Any]]:
