@@ -60,8 +60,9 @@ catalog: install ## Generate a catalog: make catalog size=1M [seed=0] [out=data/
 bench: install ## Benchmarks (ratios against same-run baselines); writes bench/results.json.
 	$(BIN)/python -m bench
 
-schemas: install ## Export the tools' JSON Schemas to schemas/json/tools (commit the result).
+schemas: install ## Export the tools' and records' JSON Schemas to schemas/json (commit the result).
 	$(BIN)/python -m shopgen.env.tools.export
+	$(BIN)/python -m shopgen.schemas.record_schemas
 
 browser: ## Install headless Chromium (Debian package) for the report rendering test.
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
