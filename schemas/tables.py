@@ -12,6 +12,7 @@ import polars as pl
 import pyarrow as pa
 
 from shopgen.schemas.axes import AXES, RATE_AXES
+from shopgen.schemas.envs import ENV_NAMES
 from shopgen.schemas.exports import export_schema
 from shopgen.schemas.manifest import DatasetKind
 
@@ -190,7 +191,8 @@ def expected_schema(
 
     Args:
         kind: the manifest's ``kind``.
-        table: the file's table (its top-level folder).
+        table: the file's table (its top-level folder; an environment's name in a verl
+            export of several environments).
         fmt: the manifest's ``config.format`` (export datasets only).
         found: the file's own schema (a verl export's columns depend on its tools).
 
@@ -200,8 +202,9 @@ def expected_schema(
     Raises:
         DatasetError: an export names a format shopgen does not write.
     """
-    if kind == "export":
-        return export_schema(str(fmt), found) if table == "data" else None
+    if kind == "export":  # a verl export of several environments has a table per environment
+        rows = table == "data" or (fmt == "verl" and table in ENV_NAMES)
+        return export_schema(str(fmt), found) if rows else None
     if kind == "tasks":
         return TASKS if table == "data" else None
     return CATALOG_TABLES.get(table)

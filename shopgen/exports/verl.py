@@ -38,7 +38,6 @@ import pyarrow.parquet as pq
 import yaml
 
 from shopgen.exports._common import (
-    CHAT,
     ROWS_PER_FILE,
     public_messages,
     public_tools,
@@ -47,6 +46,7 @@ from shopgen.exports._common import (
 )
 from shopgen.gen.dataset import add_files, finalize, shard_name, staging_dir
 from shopgen.schemas.errors import ConfigError
+from shopgen.schemas.exports import verl as verl_schema
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
 
@@ -55,37 +55,6 @@ INTERACTION_CLASS = "shopgen.integrations.verl.ShopgenInteraction"
 INTERACTION_NAME = "shopgen"
 TOOL_CONFIG = "tool_config.yaml"
 INTERACTION_CONFIG = "interaction_config.yaml"
-
-
-def schema(tool_names: list[str]) -> pa.Schema:
-    """The Parquet schema; ``tools_kwargs`` has one field per tool offered by any task."""
-    create = pa.struct([("create_kwargs", pa.struct([("task", pa.string())]))])
-    return pa.schema(
-        [
-            ("data_source", pa.string()),
-            ("prompt", CHAT),
-            ("ability", pa.string()),
-            ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
-            (
-                "extra_info",
-                pa.struct(
-                    [
-                        ("split", pa.string()),
-                        ("index", pa.int64()),
-                        ("task_id", pa.string()),
-                        ("env", pa.string()),
-                        ("d", pa.int64()),
-                        ("need_tools_kwargs", pa.bool_()),
-                        ("tools_kwargs", pa.struct([(n, create) for n in tool_names])),
-                        (
-                            "interaction_kwargs",
-                            pa.struct([("name", pa.string()), ("task", pa.string())]),
-                        ),
-                    ]
-                ),
-            ),
-        ]
-    )
 
 
 def rows(tasks: list[TaskRow], *, split: str = "train") -> Iterator[dict[str, Any]]:
@@ -196,7 +165,7 @@ def export(
     return write_export(
         rows(tasks),
         out,
-        schema=schema(names),
+        schema=verl_schema(names),
         fmt="verl",
         source=source,
         config={"catalog": where},
@@ -222,7 +191,7 @@ def _export_per_environment(
         for env, group in groups.items():
             tools = tool_config(group, where)
             names = [t["tool_schema"]["function"]["name"] for t in tools["tools"]]
-            table = pa.Table.from_pylist(list(rows(group)), schema=schema(names))
+            table = pa.Table.from_pylist(list(rows(group)), schema=verl_schema(names))
             count = max(1, -(-table.num_rows // ROWS_PER_FILE))
             for i in range(count):
                 path = tmp / shard_name(env, i, count)
