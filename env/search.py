@@ -32,7 +32,7 @@ import math
 import os
 import re
 import threading
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache, cached_property
 from pathlib import Path
@@ -99,10 +99,6 @@ CONCURRENT_MIN_ROWS = 500_000
 #: ``SHOPGEN_DENSE_MEMORY_BYTES`` overrides it per process (0 always maps).
 DENSE_MEMORY_BYTES = 1 << 30
 DENSE_MEMORY_ENV = "SHOPGEN_DENSE_MEMORY_BYTES"
-#: Read-only pools whose row sets :meth:`SearchIndex._pool_rows` remembers (~9 KB a set at
-#: depth 150): the queries that come back, category nouns, are a few hundred (119 in bundle on a
-#: 100k catalog); a query seen once (a discovery task's own words) gains nothing from it.
-POOL_SET_LIMIT = 1024
 Mode = Literal["hybrid", "bm25", "dense"]
 
 __all__ = [
@@ -200,8 +196,6 @@ class SearchIndex:
         self.prune_min_postings = PRUNE_MIN_POSTINGS
         self._pool_pid = -1
         self._bm25_pool: ThreadPoolExecutor | None = None
-        #: id(pool) -> (pool, its rows as a set), for read-only pools (see :meth:`_pool_rows`).
-        self._pool_sets: dict[int, tuple[np.ndarray, frozenset[int]]] = {}
 
     @classmethod
     def open(cls, catalog: str | Path, *, store: CatalogStore | None = None) -> SearchIndex:
@@ -343,6 +337,14 @@ class SearchIndex:
         bounds = np.maximum.reduceat(np.asarray(data), np.minimum(starts, len(data) - 1))
         bounds[np.diff(np.asarray(indptr)) == 0] = 0.0  # reduceat's value for an empty list
         return bounds.astype(np.float64)
+
+    def _marks(self) -> bytearray:
+        """This thread's all-zero byte per catalog row, for marking a page's retrieved pool."""
+        local = self._local
+        marks = getattr(local, "marks", None)
+        if marks is None:
+            marks = local.marks = bytearray(self.size)
+        return marks
 
     def _scratch(self) -> np.ndarray:
         """This thread's zeroed score buffer (one per catalog row), reused across queries.
@@ -692,46 +694,34 @@ class SearchIndex:
         replaced = [i for i in range(len(shown)) if draws[2 * i] < eps_rank]
         if not replaced:
             return shown
-        in_pool = self._pool_rows(pool)
-        on_page = set(shown)
-        for i in replaced:
-            # Prefer a product outside the retrieved depth (surely less relevant); a small
-            # category may lie wholly inside it, then any same-category product not shown.
-            u = draws[2 * i + 1]
-            distractor = self._distractor(shown[i], u, on_page, in_pool)
-            if distractor < 0:
-                distractor = self._distractor(shown[i], u, on_page)
-            if distractor >= 0:
-                on_page.add(distractor)
-                shown[i] = distractor
+        # The pool's rows are marked in the thread's byte per catalog row for the probes, and
+        # unmarked after: two NumPy scatters where a set of the ~150 rows cost ~20 µs a page.
+        marks = self._marks()
+        flags = np.frombuffer(marks, dtype=np.uint8)
+        flags[pool] = 1
+        try:
+            on_page = set(shown)
+            for i in replaced:
+                # Prefer a product outside the retrieved depth (surely less relevant); a small
+                # category may lie wholly inside it, then any same-category product not shown.
+                u = draws[2 * i + 1]
+                distractor = self._distractor(shown[i], u, on_page, marks.__getitem__)
+                if distractor < 0:
+                    distractor = self._distractor(shown[i], u, on_page)
+                if distractor >= 0:
+                    on_page.add(distractor)
+                    shown[i] = distractor
+        finally:  # the marks are all zero between calls
+            flags[pool] = 0
         return shown
 
-    def _pool_rows(self, pool: np.ndarray) -> frozenset[int]:
-        """The rows of a retrieved ``pool`` as a set, remembered per read-only pool object.
-
-        A page that gets a distractor must know the whole pool (~150 rows at d = 5), and
-        building that set was ~10 µs of every such page on a busy process, while the
-        search memo (:class:`~shopgen.env.search_cache.CachedSearch`) hands out the same
-        read-only pool for a query again and again. Only read-only arrays are remembered
-        (a writeable one could change under the same identity); the entry keeps the pool
-        alive, so its ``id`` cannot name another array while remembered.
-        """
-        if pool.flags.writeable:
-            return frozenset(pool.tolist())
-        memo = self._pool_sets
-        found = memo.get(id(pool))
-        if found is not None and found[0] is pool:
-            return found[1]
-        if len(memo) >= POOL_SET_LIMIT:
-            memo.clear()  # start over: the next pages rebuild the few sets they need
-        rows = frozenset(pool.tolist())
-        memo[id(pool)] = (pool, rows)
-        return rows
-
     def _distractor(
-        self, row: int, u: float, excluded: set[int], also: Collection[int] = ()
+        self, row: int, u: float, excluded: set[int], in_pool: Callable[[int], Any] | None = None
     ) -> int:
-        """A same-category row in neither ``excluded`` nor ``also``, chosen by ``u`` (or −1)."""
+        """A same-category row neither in ``excluded`` nor ``in_pool`` (when given), or −1.
+
+        Chosen by ``u``: a linear probe from ``u``'s place in the category.
+        """
         code = int(self._category[row])
         lo, hi = int(self._category_offsets[code]), int(self._category_offsets[code + 1])
         size = hi - lo
@@ -739,7 +729,7 @@ class SearchIndex:
         members = self._category_rows
         for step in range(size):  # linear probe from a random start: uniform enough, O(pool)
             candidate = int(members[lo + (start + step) % size])
-            if candidate not in excluded and candidate not in also:
+            if candidate not in excluded and (in_pool is None or not in_pool(candidate)):
                 return candidate
         return -1
 

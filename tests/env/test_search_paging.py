@@ -1,7 +1,8 @@
 """The paging step's fast paths around retrieval equal their plain formulations (issue #7).
 
-- ``SearchIndex._degrade`` (draws read as Python floats) picks exactly the distractors the
-  NumPy formulation (compare, ``flatnonzero``) picked;
+- ``SearchIndex._degrade`` (draws read as Python floats, the pool marked in a byte per row)
+  picks exactly the distractors the NumPy formulation (compare, ``flatnonzero``, the pool as
+  a set) picked;
 - ``CachedSearch._key`` (one probe of the memo with the finished key) accepts and refuses
   exactly the keys the per-part ``Hashable`` check did, and refuses the junk that check let
   through;
@@ -50,7 +51,7 @@ def _reference_degrade(
     on_page = set(shown)
     for i in replaced:
         u = float(draws[i, 1])
-        distractor = index._distractor(shown[i], u, on_page, in_pool)
+        distractor = index._distractor(shown[i], u, on_page, in_pool.__contains__)
         if distractor < 0:
             distractor = index._distractor(shown[i], u, on_page)
         if distractor >= 0:
@@ -81,26 +82,25 @@ def test_degrade_equals_the_numpy_formulation(index, data, top_k, eps_rank, seed
     pool = rows[: data.draw(st.integers(0, min(top_k, index.size)))].astype(np.int64)
     expected = _reference_degrade(index, pool, top_k, eps_rank, seed, call_index)
     assert index._degrade(pool, top_k, eps_rank, seed, call_index) == expected
-    # A read-only pool (as the search memo hands out) has its row set remembered: the same
-    # page, first built and then read from the memo.
+    # The pool is marked in the thread's row marks only while the page is made: the same
+    # page again (a read-only pool, as the search memo hands out) sees no stale marks.
+    assert not any(index._marks())
     shared = pool.copy()
     shared.flags.writeable = False
-    for _ in range(2):
-        assert index._degrade(shared, top_k, eps_rank, seed, call_index) == expected
+    assert index._degrade(shared, top_k, eps_rank, seed, call_index) == expected
+    assert not any(index._marks())
 
 
-def test_pool_rows_are_remembered_only_for_read_only_pools(index):
-    pool = np.arange(10, dtype=np.int64)
-    assert index._pool_rows(pool) == frozenset(range(10))
-    pool[0] = 99  # a writeable pool may change under the same identity: never remembered
-    assert index._pool_rows(pool) == frozenset(range(1, 10)) | {99}
-    pool.flags.writeable = False
-    first = index._pool_rows(pool)
-    assert first == frozenset(range(1, 10)) | {99}
-    assert index._pool_rows(pool) is first
-    other = np.arange(5, dtype=np.int64)  # another array is never answered from the memo
-    other.flags.writeable = False
-    assert index._pool_rows(other) == frozenset(range(5))
+def test_pool_marks_are_cleared_when_a_probe_fails(index, monkeypatch):
+    pool = index.candidates("lamp", 100)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("probe failed")
+
+    monkeypatch.setattr(index, "_distractor", broken)
+    with pytest.raises(RuntimeError):
+        index._degrade(pool, 100, 1.0, 7, 0)
+    assert not any(index._marks())
 
 
 def test_degrade_replaces_positions_on_real_pages(index):
