@@ -570,7 +570,14 @@ def _turns_after(step: dict[str, Any], turn: list[Any], issued: list[Any]) -> in
       a search shows (so a step that has not searched yet has a search turn ahead, too);
     - the cart oracle (:func:`shopgen.gen.tasks.cart.oracle`): every item of the final cart
       takes one ``cart_add``, and an item with variants is added only in a turn after the
-      one that listed them (``catalog_get_variants`` of its product).
+      one that listed them (``catalog_get_variants`` of its product);
+    - the status oracle (:func:`shopgen.gen.tasks.status.oracle`): an order list (or its
+      question) is followed by a turn that opens an order (``order_get_details``), the only
+      kind of call after it, once for each of ``holder_ids`` or for the order itself;
+    - the returns oracle (:func:`shopgen.gen.tasks.returns.oracle`): its last tool turn is
+      the action alone (``return_check_eligibility``, ``return_start`` or
+      ``exchange_start``), and an eligible exchange lists the item's variants in an earlier
+      turn than that, after its first (look-up) turn.
 
     Every other environment counts 0 (no claim). Each of those later turns has at most
     B_tool calls, as :func:`_turns_at_least` assumes.
@@ -588,7 +595,21 @@ def _turns_after(step: dict[str, Any], turn: list[Any], issued: list[Any]) -> in
         listed = {a.get("product_id") for n, a in issued if n == "catalog_get_variants"}
         unlisted = any(it["n_variants"] >= 2 and it["product_id"] not in listed for it in items)
         return 2 if unlisted else 1
+    if env == "status":
+        # Without holders no order need be opened (a detail hint with none): no claim.
+        opened = "order_get_details" in names
+        return 0 if opened or not step["goal"].get("holder_ids") else 1
+    if env == "returns":
+        if any(name in _RETURN_ACTIONS for name in names):
+            return 0
+        goal = step["goal"]
+        exchange = goal.get("eligible") and goal.get("action") == "exchange"
+        return 2 if exchange and "catalog_get_variants" not in names else 1
     return 0
+
+
+#: The returns oracle's closing calls: one of them, alone, is its last tool turn.
+_RETURN_ACTIONS = frozenset({"return_check_eligibility", "return_start", "exchange_start"})
 
 
 def _change_text(results: list[dict[str, Any]]) -> str:
