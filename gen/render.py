@@ -49,6 +49,12 @@ REPLY_KINDS: tuple[str, ...] = ("answer", "confirm", "correct", "change_mind", "
 MOBILE_SHORTHAND = 0.7
 
 _OPEN, _CLOSE, _BASE = "\ue000", "\ue001", 0xE100
+#: A reply's i-th label enters its template as the one character ``chr(_LABEL + i)`` (see
+#: :func:`_reply_skeleton`): private use, between the marks and the value holes, so ``_LEAK``
+#: catches one left in a text.
+_LABEL, _LABELS = 0xE010, 0xF0
+#: A label starting with one of these would lose the space before it (``_SPACE_BEFORE_PUNCT``).
+_PUNCT = tuple(",.;:!?)")
 _MARK = re.compile("\ue000([\ue100-\ue8ff])(.*?)\ue001", re.DOTALL)
 _HOLE = re.compile("\ue000([\ue100-\ue8ff])\ue001")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?)])")
@@ -300,8 +306,7 @@ def render_user_reply(
     path = f"user/{kind}.j2"
     table = phrasings(path)
     macro = _pick(r_phrase, table.get(style, ()) + table.get("any", ()))
-    shape = tuple(s.label for s in slots)
-    segs, owners = _segments(_skeleton(path, macro, _reply_context, shape, slots), slots)
+    segs, owners = _segments(_reply_skeleton(path, macro, slots), slots)
     said = tuple(dict.fromkeys(o for o in owners if o is not None))
     missing = {s.name for s in slots} - set(said)
     if kind in ("answer", "correct", "change_mind") and missing:
@@ -324,6 +329,46 @@ def _goal_context(shape: tuple[tuple[int, str], ...], value: Callable[[int], str
 def _reply_context(shape: tuple[str, ...], value: Callable[[int], str]) -> Any:
     """A reply's macro argument: one ``{label, value}`` per stated slot (``shape``: labels)."""
     return [{"label": label, "value": value(i)} for i, label in enumerate(shape)]
+
+
+def _counted_context(shape: int, value: Callable[[int], str]) -> Any:
+    """:func:`_reply_context` for ``shape`` slots, each label the character that stands for it."""
+    return [{"label": chr(_LABEL + i), "value": value(i)} for i in range(shape)]
+
+
+def _inert(label: str) -> bool:
+    """Whether ``label`` reads the same in a reply's text as the character standing for it.
+
+    Non-empty, single spaces only and none at the ends, no space before punctuation, no
+    punctuation first: then collapsing whitespace, closing up spaces before punctuation and
+    stripping the ends treat it as one opaque character. (A brace or marker in a label
+    reaches the text either way, where ``_finish`` refuses it.)
+    """
+    return (
+        bool(label)
+        and " ".join(label.split()) == label
+        and not label.startswith(_PUNCT)
+        and _SPACE_BEFORE_PUNCT.search(label) is None
+    )
+
+
+def _reply_skeleton(path: str, macro: str, slots: Sequence[Slot]) -> _Skeleton:
+    """A reply macro's skeleton for ``slots``, its labels written in.
+
+    Reply templates place each slot's label as they place its value (``the <label> is
+    <value>``), so with every label :func:`_inert` one skeleton per number of slots serves
+    every set of labels: rendered with one character per label, which is swapped for the label
+    afterwards. Keyed by the labels themselves, ~60% of a discovery task's replies missed the
+    cache (labels name attributes: new combinations keep coming), each miss a Jinja render
+    (~0.15 ms). ``tests/gen/test_render_fast.py`` holds this equal to rendering the labels.
+    """
+    labels = [s.label for s in slots]
+    if len(labels) > _LABELS or not all(map(_inert, labels)):
+        return _skeleton(path, macro, _reply_context, tuple(labels), slots)
+    counted = _skeleton(path, macro, _counted_context, len(labels), slots)
+    table = {_LABEL + i: label for i, label in enumerate(labels)}
+    texts = tuple(noise.Segment(t.text.translate(table)) for t in counted.texts)
+    return _Skeleton(holes=counted.holes, texts=texts)
 
 
 @dataclass(frozen=True, slots=True)

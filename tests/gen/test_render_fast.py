@@ -99,6 +99,43 @@ def test_reply_segments_equal_cutting_the_plain_render(kind, seed, extras):
             assert render._segments(skeleton, b) == _plain_segments(plain, b)
 
 
+_PLAIN_LABELS = ["budget", "minimum rating", "color", "size", "priority order", "Brand", "é"]
+_ODD_LABELS = ["", " x", "x ", "a  b", "a\tb", ",x", ")", "x ,y", "x.", "{", "\ue900", "\ue011"]
+_LABEL_TEXT = st.sampled_from([*_PLAIN_LABELS, *_ODD_LABELS])
+
+
+@pytest.mark.parametrize("kind", REPLY_KINDS)
+@given(seed=st.integers(0, 10**6), data=st.data(), extras=st.lists(_ODD, max_size=4))
+@settings(max_examples=15, deadline=None)
+def test_reply_skeletons_by_count_write_labels_as_rendering_them(kind, seed, data, extras):
+    """A skeleton made for one set of labels serves another as rendering that one would."""
+    env = ENVS[seed % len(ENVS)]
+    a = example_slots(env, stream(seed, "a"), n=1)[:3]
+    b = _spaced(example_slots(env, stream(seed, "b"), n=1)[: len(a)], extras)
+    a = [replace(s, label=data.draw(_LABEL_TEXT)) for s in a]
+    b = [replace(s, label=data.draw(_LABEL_TEXT)) for s in b]
+    path = f"user/{kind}.j2"
+    render._SKELETONS.clear()
+    for macros in phrasings(path).values():
+        for macro in macros:
+            render._reply_skeleton(path, macro, a)  # the cache now holds a's skeletons
+            got = render._segments(render._reply_skeleton(path, macro, b), b)
+            shape = tuple(s.label for s in b)
+            plain = _plain(path, macro, render._reply_context, shape, b)
+            assert got == _plain_segments(plain, b), macro
+
+
+def test_reply_skeletons_are_shared_across_plain_labels():
+    slots = example_slots("discovery", stream(0, "a"), n=1)[:2]
+    path, macro = "user/answer.j2", phrasings("user/answer.j2")["any"][0]
+    render._SKELETONS.clear()
+    assert len(slots) == 2
+    for labels in (("budget", "color"), ("size", "minimum rating")):
+        labelled = [replace(s, label=t) for s, t in zip(slots, labels, strict=True)]
+        render._reply_skeleton(path, macro, labelled)
+    assert len(render._SKELETONS) == 1  # one Jinja render for both
+
+
 _KINDS = ("text", "order_ref", "brand")
 _PIECE = st.lists(
     st.sampled_from(["", " ", "\n ", "Hi", "a,", " ,", " .", "x  y", "?"]), max_size=4
