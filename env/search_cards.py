@@ -152,6 +152,23 @@ def card_text(card: dict[str, Any]) -> str:
     return head + numbers + _tail(card["key_attrs"])
 
 
+def zero_stock(text: str) -> str:
+    """A card's JSON (:func:`card_text`'s) showing stock_qty 0: its stock digits replaced.
+
+    ``,"stock_qty":`` occurs once in a card, as its key: inside a JSON string every ``"`` is
+    escaped with a backslash, so no encoded string holds ``,"``. Replacing the number costs a
+    search and a join, where building the row's card again (a fresh, scattered catalog row
+    read) cost ~20 µs of every page in a discovery task, and the episode's marks change
+    from task to task, so the zero-stock cards were seldom asked for twice.
+    """
+    at = text.index(_STOCK_KEY) + len(_STOCK_KEY)
+    return text[:at] + "0" + text[text.index(",", at) :]
+
+
+#: The key before a card's stock number (followed by ``,"key_attrs":``).
+_STOCK_KEY = ',"stock_qty":'
+
+
 def _quoted(values: Any) -> Any:
     """A Polars string expression as JSON string literals (exact when it holds no C0 control)."""
     import polars as pl
@@ -254,10 +271,10 @@ class _CardColumns:
             np.isfinite(self.records["price"]).all() and np.isfinite(self.records["rating"]).all()
         )
 
-    def cards(self, rows: list[int], *, out_of_stock: bool = False) -> list[tuple[str, str, int]]:
+    def cards(self, rows: list[int]) -> list[tuple[str, str, int]]:
         """Each row's (card JSON, product id, stock shown); the JSON is :func:`card_text`'s.
 
-        ``out_of_stock`` shows every one with stock 0. A few rows (a page's new distractors,
+        A few rows (a page's new distractors,
         most batches once the book is warm) are read one record at a time: a fancy-indexed
         gather costs ~5 µs whatever its size, a record's ``item()`` ~0.7 µs.
         """
@@ -270,8 +287,6 @@ class _CardColumns:
         built = []
         for price, rating, ship, stock, start, end, pid, head in picked:
             text = str(data[start:end], "utf-8")
-            if out_of_stock:
-                stock = 0
             if finite:
                 card = _CARD % (text[pid:head], price, rating, ship, stock, text[head:])
             else:
@@ -303,7 +318,7 @@ class CardBook:
         limit: rows kept before the book is cleared.
     """
 
-    __slots__ = ("_columns", "_kept", "_oos", "_products", "_slots", "limit")
+    __slots__ = ("_columns", "_kept", "_products", "_slots", "limit")
 
     def __init__(self, products: Callable[[], Any], *, limit: int = CARD_CACHE) -> None:
         self._products = products
@@ -313,8 +328,6 @@ class CardBook:
         self._slots: list[tuple[str, str, int] | None] = []
         #: How many slots hold a card.
         self._kept = 0
-        #: row -> card JSON with stock 0, for rows some episode marked out of stock
-        self._oos: dict[int, str] = {}
         self.limit = limit
 
     def __len__(self) -> int:
@@ -348,7 +361,6 @@ class CardBook:
         if len(self) + len(missing) > self.limit:
             slots = self._slots = [None] * len(slots)
             self._kept = 0
-            self._oos.clear()
             missing = set(rows)  # the rows that were kept went too
         ordered = sorted(missing)
         for row, card in zip(ordered, self.columns.cards(ordered), strict=True):
@@ -367,15 +379,8 @@ class CardBook:
             oos = oos_ids if isinstance(oos_ids, set | frozenset) else set(oos_ids)
             for i, (_, pid, stock) in enumerate(got):
                 if stock and pid in oos:
-                    texts[i] = self._out_of_stock(rows[i])
+                    texts[i] = zero_stock(texts[i])
         return texts, ids
-
-    def _out_of_stock(self, row: int) -> str:
-        marked = self._oos.get(row)
-        if marked is None:
-            ((marked, _, _),) = self.columns.cards([row], out_of_stock=True)
-            self._oos[row] = marked
-        return marked
 
     def dicts(self, rows: list[int], oos_ids: Collection[str] = ()) -> list[dict[str, Any]]:
         """The cards of ``rows`` in order, as fresh dicts (``ProductCard.model_dump()``'s)."""

@@ -35,7 +35,14 @@ from shopgen.env.search import (
     rrf,
 )
 from shopgen.env.search_cache import CachedSearch
-from shopgen.env.search_cards import FEW_ROWS, CardBook, ProductCard, card_text, fit_budget
+from shopgen.env.search_cards import (
+    FEW_ROWS,
+    CardBook,
+    ProductCard,
+    card_text,
+    fit_budget,
+    zero_stock,
+)
 from shopgen.schemas.errors import ConfigError
 
 SETTINGS = settings(
@@ -403,6 +410,31 @@ def test_card_text_is_json_dumps(card):
 
 #: Strings weighted toward what JSON escapes: quotes, backslashes, controls, and any script.
 _ESCAPED = st.text(st.sampled_from('"\\\n\x1f/aé') | st.characters(codec="utf-8"), max_size=8)
+#: Strings that spell a card's own keys and punctuation (an attribute named like the stock).
+_KEYISH = st.lists(
+    st.sampled_from([',"stock_qty":', '"stock_qty":7,', ",", '"', "\\", "0", "x"]), max_size=4
+).map("".join)
+
+
+@given(
+    card=st.fixed_dictionaries(
+        {
+            "product_id": _KEYISH | _ESCAPED,
+            "title": _KEYISH | _ESCAPED,
+            "brand": _KEYISH,
+            "category": _KEYISH,
+            "price": st.floats(),
+            "rating": st.floats(),
+            "ship_days": st.integers(-(2**70), 2**70),
+            "stock_qty": st.integers(-(2**40), 2**40),
+            "key_attrs": st.lists(_KEYISH | _ESCAPED, max_size=4),
+        }
+    )
+)
+def test_zero_stock_is_the_card_with_stock_zero(card):
+    assert zero_stock(card_text(card)) == card_text({**card, "stock_qty": 0})
+
+
 _ROW = st.fixed_dictionaries(
     {
         "product_id": _ESCAPED,
