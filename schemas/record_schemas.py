@@ -9,13 +9,12 @@ Run: ``python -m shopgen.schemas.record_schemas [OUT_DIR]``.
 
 from __future__ import annotations
 
-import json
 import sys
-from importlib import resources
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from shopgen.schemas.json_files import json_text, packaged_dir, sync_dir
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
 
@@ -26,31 +25,19 @@ RECORDS: dict[str, type[BaseModel]] = {"manifest": Manifest, "task_row": TaskRow
 def schema_texts() -> dict[str, str]:
     """File name → JSON text, one per record, in a stable byte form."""
     return {
-        f"{name}.json": json.dumps(model.model_json_schema(), indent=2, ensure_ascii=False) + "\n"
+        f"{name}.json": json_text(model.model_json_schema())
         for name, model in sorted(RECORDS.items())
     }
 
 
 def default_dir() -> Path:
-    """``schemas/json/records`` of the installed package (the source tree in an editable install)."""
-    return Path(str(resources.files("shopgen.schemas"))) / "json" / "records"
+    """``schemas/json/records`` of the installed package."""
+    return packaged_dir("records")
 
 
 def export(out: Path | None = None) -> list[Path]:
     """Write the schema files, removing stale ones of records that no longer exist."""
-    out = out or default_dir()
-    out.mkdir(parents=True, exist_ok=True)
-    texts = schema_texts()
-    for stale in out.glob("*.json"):
-        if stale.name not in texts:
-            stale.unlink()
-    written = []
-    for name, text in texts.items():
-        path = out / name
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
-        written.append(path)
-    return written
+    return sync_dir(out or default_dir(), schema_texts())
 
 
 if __name__ == "__main__":
