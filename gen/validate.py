@@ -7,6 +7,7 @@ checked without loading it into Python.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -229,6 +230,14 @@ def _file_problems(root: Path, manifest: Manifest, checksums: bool):
         }
     for rel in sorted(present - listed):
         yield f"{rel}: not listed in the manifest"
+    yield from listed_file_problems(root, manifest, checksums=checksums)
+
+
+def listed_file_problems(root: Path, manifest: Manifest, *, checksums: bool) -> Iterator[str]:
+    """Files the manifest lists that are missing, of another size or (``checksums``) changed.
+
+    Without checksums it is stat calls only: what commands check before they start work.
+    """
     for rel, entry in manifest.files.items():
         path = root / rel
         if not path.is_file():

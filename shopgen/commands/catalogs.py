@@ -17,6 +17,7 @@ import click
 
 from shopgen.gen.dataset import read_manifest
 from shopgen.gen.store import CatalogStore
+from shopgen.gen.validate import listed_file_problems
 from shopgen.schemas.errors import ConfigError, DatasetError
 from shopgen.schemas.manifest import Manifest
 
@@ -30,19 +31,11 @@ def check_files(root: Path, manifest: Manifest) -> None:
     Raises:
         DatasetError: naming the first such file; ``shopgen validate`` lists every problem.
     """
-    for rel, entry in manifest.files.items():
-        path = root / rel
-        if not path.is_file():
-            raise DatasetError(
-                f"{root}: {rel} is missing (incomplete dataset; `shopgen validate {root}` "
-                "lists every problem)"
-            )
-        size = path.stat().st_size
-        if size != entry.bytes:
-            raise DatasetError(
-                f"{root}: {rel} has {size} bytes, its manifest says {entry.bytes} (truncated or "
-                f"changed; `shopgen validate {root}` lists every problem)"
-            )
+    for problem in listed_file_problems(root, manifest, checksums=False):
+        raise DatasetError(
+            f"{root}: {problem} (incomplete or changed dataset; `shopgen validate {root}` "
+            "lists every problem)"
+        )
 
 
 def task_manifest(tasks_dir: Path) -> Manifest:
