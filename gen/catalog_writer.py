@@ -21,7 +21,7 @@ from shopgen.gen.plan import compile_plan
 from shopgen.gen.world_writer import world_shards, write_world
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.manifest import Manifest
-from shopgen.schemas.tables import TABLES, TAXONOMY, polars_empty
+from shopgen.schemas.tables import CATALOG_TABLES, TAXONOMY, polars_empty
 from shopgen.schemas.validation import check_positive, check_range
 
 #: Products per shard file. Fixed (not derived from the worker count) so the files, not just
@@ -173,7 +173,7 @@ def _write_shard(job: tuple) -> int:
         path = Path(root) / shard_name(table, index, count)
         path.parent.mkdir(parents=True, exist_ok=True)
         if frame is None:
-            frame = polars_empty(TABLES[table])
+            frame = polars_empty(CATALOG_TABLES[table])
         frame.write_parquet(path, compression="zstd", compression_level=1, statistics=True)
     return stop - start
 

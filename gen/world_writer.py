@@ -23,7 +23,7 @@ from shopgen.gen.users import USER_BLOCK, users_frame
 from shopgen.gen.vocab import brand_pools
 from shopgen.gen.world import generate_history
 from shopgen.gen.world_products import ProductContext, product_context
-from shopgen.schemas.tables import POLICY_RULES, TABLES, polars_empty
+from shopgen.schemas.tables import CATALOG_TABLES, POLICY_RULES, polars_empty
 
 #: Users per shard file: whole random blocks (~160k orders, ~1.6M visits per file).
 USER_SHARD_ROWS = 4 * USER_BLOCK
@@ -130,13 +130,13 @@ def _write_shard(job: tuple) -> int:
 @lru_cache(maxsize=16)
 def _dtypes(table: str) -> dict[str, pl.DataType]:
     """The Polars dtypes of a world table (a cast in Polars, not a round trip through Arrow)."""
-    return dict(polars_empty(TABLES[table]).schema)
+    return dict(polars_empty(CATALOG_TABLES[table]).schema)
 
 
 def _write(root: Path, table: str, index: int, count: int, frame: pl.DataFrame) -> None:
     path = root / shard_name(table, index, count)
     path.parent.mkdir(parents=True, exist_ok=True)
-    schema = TABLES[table]
+    schema = CATALOG_TABLES[table]
     if frame.height == 0:
         frame = polars_empty(schema)
     frame = frame.cast(_dtypes(table))

@@ -178,11 +178,6 @@ CATALOG_TABLES: dict[str, pa.Schema] = {
     "policy_rules": POLICY_RULES,
 }
 
-#: Table name → schema, for the writers of catalog and task datasets. A table's name alone
-#: does not fix its schema (every task and export dataset calls its rows ``data``): checks
-#: go through :func:`expected_schema`.
-TABLES: dict[str, pa.Schema] = {**CATALOG_TABLES, "data": TASKS}
-
 
 def expected_schema(
     kind: DatasetKind, table: str, *, fmt: str | None, found: pa.Schema
