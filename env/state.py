@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-#: Error kinds the runtime records. ``protocol`` kinds are the agent not following the calling
-#: convention; ``business`` kinds are the store refusing a well-formed request. Which of them a
-#: verifier punishes is the verifier's decision (issue #6 §3); the runtime records them all.
+#: Error kinds the runtime records, every one as an error result the agent reads: calls the
+#: runtime could not run as written (parse to over_budget) and the store's refusals of
+#: well-formed requests (not_found to unavailable). :data:`PROTOCOL_KINDS` are the ones that
+#: void the episode.
 ErrorKind = Literal[
     "parse",  # unreadable call (malformed JSON, several calls in one block, unknown shape)
     "unknown_tool",  # no tool of that name exists

@@ -23,7 +23,7 @@ Typical use by a task generator::
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -405,7 +405,7 @@ def _skeleton(
     path: str,
     macro: str,
     context: Callable[[Any, Callable[[int], str]], Any],
-    shape: tuple[Any, ...],
+    shape: Hashable,
     slots: Sequence[Slot],
 ) -> _Skeleton:
     """The macro's skeleton for this shape of context, rendered by Jinja on first need.
@@ -413,7 +413,8 @@ def _skeleton(
     Slot values reach a template marked (``_mark``), so a template places a value and cannot
     read it: a filter sees the marker first (``cap`` leaves it alone), a test can only ask
     whether the slot is defined. The text around the values is therefore the same for every
-    goal with the same slots in the same places (the shape: names or labels by index). The
+    goal with the same slots in the same places (the shape: the slot names by index for a
+    first message, the number of slots for a reply whose labels are written in afterwards). The
     first render of a shape is kept as a skeleton, its values cut out and the text between
     them prepared once, and later calls interleave their own values (:func:`_segments`),
     skipping Jinja's macro calls. The contract that makes this exact, templates never inspect

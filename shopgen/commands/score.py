@@ -25,7 +25,8 @@ from shopgen.verifiers.score import check_versions, score_lines, summarize
 @click.option(
     "--catalog",
     type=click.Path(path_type=Path),
-    help="Catalog the tasks were drawn from (default data/catalog).",
+    help="Catalog the tasks were drawn from (default: the path their manifest recorded, then "
+    "data/catalog).",
 )
 @click.option(
     "--out",
@@ -33,7 +34,9 @@ from shopgen.verifiers.score import check_versions, score_lines, summarize
     help="Write one JSON line per trajectory here (with the reason for any not scored).",
 )
 @click.option(
-    "--allow-mixed-versions", is_flag=True, help="Pool tasks graded by different verifier versions."
+    "--allow-mixed-versions",
+    is_flag=True,
+    help="Score tasks made for other verifier versions than the installed one, or for several.",
 )
 def score(
     tasks_dir: Path,
@@ -45,7 +48,8 @@ def score(
     """Score TRAJECTORIES (JSON lines {"task_id", "messages"}) against TASKS.
 
     Exits non-zero when any line could not be scored (unreadable, unknown task_id), after
-    printing the scores of the others and writing every line's result to --out.
+    printing the scores of the others and writing every line's result to --out; a file that
+    is not UTF-8 text stops before anything is printed or written.
     """
     store = catalog_of_tasks(catalog, [tasks_dir])
     tasks = {t.task_id: t for t in read_tasks(tasks_dir)}

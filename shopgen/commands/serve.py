@@ -48,7 +48,7 @@ def free_port(host: str, port: int) -> int:
 def serve(
     catalog: Path, task_dirs: tuple[Path, ...], host: str, port: int, max_sessions: int
 ) -> None:
-    """Serve shopgen episodes over HTTP: reset, step, state, health, schema."""
+    """Serve shopgen episodes over HTTP: reset, step, state, close, health, schema."""
     try:
         import uvicorn
 
