@@ -20,16 +20,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from shopgen.env.state import PROTOCOL_KINDS, EpisodeState
+from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.rows import PerObject, decoded
 
 W_TASK, W_EFF, W_HALL = 0.75, 0.15, 0.10
 MAX_REWARD = W_TASK + W_EFF
-#: Error kinds that void the episode: the runtime's own definition (the ``protocol`` label of
-#: ``info.errors``), so the label and the reward never disagree.
-PROTOCOL_FAILURES = PROTOCOL_KINDS
 
 
 def r_eff(turns: int, *, min_turns: int, T_max: int) -> float:
@@ -65,9 +62,13 @@ Verdict = tuple[float, bool, dict[str, Any]]
 
 
 def protocol_failure(state: EpisodeState) -> str | None:
-    """The first protocol failure of the episode as ``"kind: message"``, or None."""
+    """The first protocol failure of the episode as ``"kind: message"``, or None.
+
+    Read from the runtime's own label (``ErrorRecord.protocol``, ``info.errors``), so the
+    label and the reward never disagree.
+    """
     for e in state.errors:
-        if e.kind in PROTOCOL_FAILURES:
+        if e.protocol:
             return f"{e.kind}: {e.message}"
     return None
 

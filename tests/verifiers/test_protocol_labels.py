@@ -17,14 +17,13 @@ from shopgen.env.episode import ShopEnv
 from shopgen.env.state import PROTOCOL_KINDS, EpisodeState, ErrorKind, ErrorRecord
 from shopgen.env.tools import REGISTRY
 from shopgen.taskgen import TaskFactory
-from shopgen.verifiers.reward import PROTOCOL_FAILURES, protocol_failure
+from shopgen.verifiers.reward import protocol_failure
 
 KINDS = get_args(ErrorKind)
 
 
 def test_protocol_kinds_are_the_design_s_voiding_kinds():
     assert {"parse", "unknown_tool", "not_offered"} == PROTOCOL_KINDS
-    assert PROTOCOL_FAILURES == PROTOCOL_KINDS
     assert set(KINDS) >= PROTOCOL_KINDS
 
 
