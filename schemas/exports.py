@@ -140,7 +140,8 @@ def verl_tool_names(found: pa.Schema) -> list[str]:
 #: Export format → the fixed schema of its ``data/`` rows (verl's is built per file).
 FIXED: dict[str, pa.Schema] = {"trl": TRL, "verifiers": VERIFIERS, "jsonl": JSONL, "sft": SFT}
 
-#: Every format an export manifest may name (the exporters' order, ``shopgen.exports.FORMATS``).
+#: Every format shopgen exports, in the CLI's order: each names the module under
+#: ``shopgen.exports`` that writes it, and an export manifest may name no other.
 FORMATS: tuple[str, ...] = ("trl", "verl", "verifiers", "jsonl", "sft")
 
 

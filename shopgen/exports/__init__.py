@@ -10,10 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from shopgen.schemas.errors import ConfigError
+from shopgen.schemas.exports import FORMATS  # each names a module here with ``export``
 from shopgen.schemas.manifest import Manifest
-
-#: Format name → module under ``shopgen.exports`` exposing ``export(tasks, out, *, source, …)``.
-FORMATS: tuple[str, ...] = ("trl", "verl", "verifiers", "jsonl", "sft")
 
 
 def export_tasks(

@@ -111,7 +111,6 @@ def test_an_unknown_export_format_is_one_line(exported, tmp_path, capsys):
 
 
 def test_exporters_write_with_the_declared_schemas():
-    assert set(export_schemas.FORMATS) == set(FORMATS)
     assert trl.SCHEMA is export_schemas.TRL
     assert jsonl.SCHEMA is export_schemas.JSONL
     assert verifiers.SCHEMA is export_schemas.VERIFIERS
