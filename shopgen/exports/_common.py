@@ -16,7 +16,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from shopgen.gen.dataset import add_files, finalize, read_manifest, shard_name, staging_dir
-from shopgen.schemas.exports import CHAT  # noqa: F401  (verl.py builds its rows' schema with it)
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
 from shopgen.task_writer import read_tasks

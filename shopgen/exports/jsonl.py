@@ -17,9 +17,6 @@ from shopgen.schemas.exports import JSONL
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
 
-#: The rows' schema, declared where ``shopgen validate`` can check it.
-SCHEMA = JSONL
-
 JSONL_FILE = "train.jsonl"
 
 
@@ -48,7 +45,7 @@ def export(
     return write_export(
         rows(tasks),
         out,
-        schema=SCHEMA,
+        schema=JSONL,
         fmt="jsonl",
         source=source,
         config={},

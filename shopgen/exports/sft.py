@@ -16,14 +16,10 @@ from typing import Any
 from shopgen.env.episode import ShopEnv
 from shopgen.exports._common import write_export
 from shopgen.schemas.errors import DatasetError
-from shopgen.schemas.exports import SFT, SFT_MESSAGE
+from shopgen.schemas.exports import SFT
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.replay import play
-
-#: The rows' schema and message shape, declared where ``shopgen validate`` can check them.
-MESSAGE = SFT_MESSAGE
-SCHEMA = SFT
 
 
 def _message(m: dict[str, Any]) -> dict[str, Any]:
@@ -97,5 +93,5 @@ def export(
             raise DatasetError("the sft export replays oracles: pass --catalog DIR")
         env = ShopEnv(catalog)
     return write_export(
-        rows(tasks, env), out, schema=SCHEMA, fmt="sft", source=source, config={}, force=force
+        rows(tasks, env), out, schema=SFT, fmt="sft", source=source, config={}, force=force
     )

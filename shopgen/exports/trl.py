@@ -17,9 +17,6 @@ from shopgen.schemas.exports import TRL
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
 
-#: The rows' schema, declared where ``shopgen validate`` can check it.
-SCHEMA = TRL
-
 
 def rows(tasks: list[TaskRow]) -> Iterator[dict[str, Any]]:
     """One TRL row per task."""
@@ -39,5 +36,5 @@ def export(
 ) -> Manifest:
     """Write the TRL export of ``tasks`` to ``out``."""
     return write_export(
-        rows(tasks), out, schema=SCHEMA, fmt="trl", source=source, config={}, force=force
+        rows(tasks), out, schema=TRL, fmt="trl", source=source, config={}, force=force
     )

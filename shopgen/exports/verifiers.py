@@ -17,9 +17,6 @@ from shopgen.schemas.exports import VERIFIERS
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
 
-#: The rows' schema, declared where ``shopgen validate`` can check it.
-SCHEMA = VERIFIERS
-
 
 def rows(tasks: list[TaskRow]) -> Iterator[dict[str, Any]]:
     """One verifiers row per task."""
@@ -43,5 +40,5 @@ def export(
 ) -> Manifest:
     """Write the verifiers export of ``tasks`` to ``out``."""
     return write_export(
-        rows(tasks), out, schema=SCHEMA, fmt="verifiers", source=source, config={}, force=force
+        rows(tasks), out, schema=VERIFIERS, fmt="verifiers", source=source, config={}, force=force
     )

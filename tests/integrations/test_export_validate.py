@@ -8,9 +8,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from shopgen.cli import main
-from shopgen.exports import FORMATS, export_tasks, jsonl, sft, trl, verifiers, verl
+from shopgen.exports import FORMATS, export_tasks
 from shopgen.gen.dataset import MANIFEST, read_manifest, sha256_file
 from shopgen.schemas import exports as export_schemas
 
@@ -110,11 +111,23 @@ def test_an_unknown_export_format_is_one_line(exported, tmp_path, capsys):
     assert "export format 'csv' is not one of" in problems[0]
 
 
-def test_exporters_write_with_the_declared_schemas():
-    assert trl.SCHEMA is export_schemas.TRL
-    assert jsonl.SCHEMA is export_schemas.JSONL
-    assert verifiers.SCHEMA is export_schemas.VERIFIERS
-    assert sft.SCHEMA is export_schemas.SFT
-    names = ["ask_user", "cart_add", "order_get_details"]
-    assert verl.verl_schema is export_schemas.verl
-    assert export_schemas.verl_tool_names(export_schemas.verl(names)) == names
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_exporters_write_the_declared_schemas(exported, fmt):
+    """What each exporter writes is exactly what ``shopgen.schemas.exports`` declares, so
+    ``shopgen validate`` checks an export against the schema it was written with."""
+    root = exported[fmt]
+    files = sorted(r for r in read_manifest(root).files if r.endswith(".parquet"))
+    assert files
+    for rel in files:
+        found = pq.read_schema(root / rel)
+        if fmt == "verl":  # built per table from the tools its tool_config.yaml lists
+            config = root / Path(rel).parent / "tool_config.yaml"
+            config = config if config.is_file() else root / "tool_config.yaml"
+            tools = yaml.safe_load(config.read_text())["tools"]
+            names = [t["tool_schema"]["function"]["name"] for t in tools]
+            assert names
+            assert export_schemas.verl_tool_names(found) == names
+            declared = export_schemas.verl(names)
+        else:
+            declared = export_schemas.FIXED[fmt]
+        assert found.equals(declared), (rel, found, declared)
