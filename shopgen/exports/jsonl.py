@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from shopgen.exports._common import public_messages, public_tools, write_export
+from shopgen.exports._common import DATA, public_messages, public_tools, write_export
 from shopgen.schemas.exports import JSONL
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
@@ -43,12 +43,10 @@ def export(
     """Write the JSONL export of ``tasks`` to ``out``."""
     text = "".join(json.dumps(line(t), ensure_ascii=False) + "\n" for t in tasks)
     return write_export(
-        rows(tasks),
+        {DATA: (rows(tasks), JSONL)},
         out,
-        schema=JSONL,
         fmt="jsonl",
         source=source,
-        config={},
         side_files={JSONL_FILE: text},
         force=force,
     )

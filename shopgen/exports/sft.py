@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from shopgen.env.episode import ShopEnv
-from shopgen.exports._common import write_export
+from shopgen.exports._common import DATA, write_export
 from shopgen.schemas.errors import DatasetError
 from shopgen.schemas.exports import SFT
 from shopgen.schemas.manifest import Manifest
@@ -92,6 +92,4 @@ def export(
         if catalog is None:
             raise DatasetError("the sft export replays oracles: pass --catalog DIR")
         env = ShopEnv(catalog)
-    return write_export(
-        rows(tasks, env), out, schema=SFT, fmt="sft", source=source, config={}, force=force
-    )
+    return write_export({DATA: (rows(tasks, env), SFT)}, out, fmt="sft", source=source, force=force)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from shopgen.exports._common import public_messages, task_json, write_export
+from shopgen.exports._common import DATA, public_messages, task_json, write_export
 from shopgen.schemas.exports import TRL
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
@@ -35,6 +35,4 @@ def export(
     tasks: list[TaskRow], out: Path, *, source: Manifest, force: bool = False, **_: Any
 ) -> Manifest:
     """Write the TRL export of ``tasks`` to ``out``."""
-    return write_export(
-        rows(tasks), out, schema=TRL, fmt="trl", source=source, config={}, force=force
-    )
+    return write_export({DATA: (rows(tasks), TRL)}, out, fmt="trl", source=source, force=force)

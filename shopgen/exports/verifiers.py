@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from shopgen.exports._common import public_messages, task_json, write_export
+from shopgen.exports._common import DATA, public_messages, task_json, write_export
 from shopgen.schemas.exports import VERIFIERS
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.task import TaskRow
@@ -40,5 +40,5 @@ def export(
 ) -> Manifest:
     """Write the verifiers export of ``tasks`` to ``out``."""
     return write_export(
-        rows(tasks), out, schema=VERIFIERS, fmt="verifiers", source=source, config={}, force=force
+        {DATA: (rows(tasks), VERIFIERS)}, out, fmt="verifiers", source=source, force=force
     )

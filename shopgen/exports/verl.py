@@ -31,20 +31,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import yaml
 
-from shopgen.exports._common import (
-    ROWS_PER_FILE,
-    public_messages,
-    public_tools,
-    task_json,
-    write_export,
-)
-from shopgen.gen.dataset import add_files, finalize, shard_name, staging_dir
+from shopgen.exports._common import DATA, public_messages, public_tools, task_json, write_export
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.exports import verl as verl_schema
 from shopgen.schemas.manifest import Manifest
@@ -55,6 +46,14 @@ INTERACTION_CLASS = "shopgen.integrations.verl.ShopgenInteraction"
 INTERACTION_NAME = "shopgen"
 TOOL_CONFIG = "tool_config.yaml"
 INTERACTION_CONFIG = "interaction_config.yaml"
+
+
+class Group(NamedTuple):
+    """The tasks of one environment and the one tool list they all offer."""
+
+    #: The offered tool names, sorted: the key verl's tool config and row schema follow.
+    tools: tuple[str, ...]
+    tasks: list[TaskRow]
 
 
 def rows(tasks: list[TaskRow], *, split: str = "train") -> Iterator[dict[str, Any]]:
@@ -82,20 +81,23 @@ def rows(tasks: list[TaskRow], *, split: str = "train") -> Iterator[dict[str, An
         }
 
 
-def tool_config(tasks: list[TaskRow], catalog: str | None) -> dict[str, Any]:
-    """Verl's tool config: every tool any task offers, with its OpenAI schema."""
-    seen: dict[str, dict[str, Any]] = {}
-    for t in tasks:
-        for s in public_tools(t):
-            seen.setdefault(s["function"]["name"], s)
+def tool_config(group: Group, catalog: str | None) -> dict[str, Any]:
+    """Verl's tool config: each tool the group offers, in name order, with its OpenAI schema.
+
+    Every task of a group offers the same tools (:func:`by_environment` checks), so the
+    first task's schemas are the group's (an empty group offers none).
+    """
+    schemas = (
+        {s["function"]["name"]: s for s in public_tools(group.tasks[0])} if group.tasks else {}
+    )
     return {
         "tools": [
             {
                 "class_name": TOOL_CLASS,
                 "config": {"type": "native", "catalog": catalog},
-                "tool_schema": seen[name],
+                "tool_schema": schemas[name],
             }
-            for name in sorted(seen)
+            for name in group.tools
         ]
     }
 
@@ -113,24 +115,24 @@ def interaction_config(catalog: str | None) -> dict[str, Any]:
     }
 
 
-def by_environment(tasks: list[TaskRow]) -> dict[str, list[TaskRow]]:
+def by_environment(tasks: list[TaskRow]) -> dict[str, Group]:
     """The tasks per environment (sorted by name), each environment offering one tool set.
 
     Raises:
         ConfigError: tasks of one environment offer different tools, which no split of a
             verl export can serve (verl shows one tool list per dataset).
     """
-    groups: dict[str, list[TaskRow]] = {}
-    offered: dict[str, tuple[str, ...]] = {}
+    groups: dict[str, Group] = {}
     for t in tasks:
         names = tuple(sorted(s["function"]["name"] for s in public_tools(t)))
-        if offered.setdefault(t.env, names) != names:
+        group = groups.setdefault(t.env, Group(names, []))
+        if group.tools != names:
             raise ConfigError(
                 f"verl shows one tool list per dataset, but {t.env} tasks offer different "
-                f"tools ({', '.join(offered[t.env])} vs {', '.join(names)}, task {t.task_id}): "
+                f"tools ({', '.join(group.tools)} vs {', '.join(names)}, task {t.task_id}): "
                 "export them with --format trl or verifiers, which carry each row's own tools"
             )
-        groups.setdefault(t.env, []).append(t)
+        group.tasks.append(t)
     return dict(sorted(groups.items()))
 
 
@@ -155,67 +157,34 @@ def export(
     """
     where = str(Path(catalog).resolve()) if catalog is not None else None
     groups = by_environment(tasks)
-    tool_sets = {
-        tuple(sorted(s["function"]["name"] for s in public_tools(g[0]))) for g in groups.values()
-    }
-    if len(tool_sets) > 1:
-        return _export_per_environment(groups, out, source=source, where=where, force=force)
-    tools = tool_config(tasks, where)
-    names = [t["tool_schema"]["function"]["name"] for t in tools["tools"]]
+    interaction = _dump(interaction_config(where))
+    tool_lists = {g.tools for g in groups.values()}
+    if len(tool_lists) <= 1:  # one tool list for all: the tasks, in their order, in one table
+        one = Group(next(iter(tool_lists), ()), tasks)
+        return write_export(
+            {DATA: (rows(tasks), verl_schema(one.tools))},
+            out,
+            fmt="verl",
+            source=source,
+            config={"catalog": where},
+            side_files={
+                TOOL_CONFIG: _dump(tool_config(one, where)),
+                INTERACTION_CONFIG: interaction,
+            },
+            force=force,
+        )
+    side: dict[str, str] = {}
+    for env, group in groups.items():
+        side[f"{env}/{TOOL_CONFIG}"] = _dump(tool_config(group, where))
+        side[f"{env}/{INTERACTION_CONFIG}"] = interaction
     return write_export(
-        rows(tasks),
+        {env: (rows(g.tasks), verl_schema(g.tools)) for env, g in groups.items()},
         out,
-        schema=verl_schema(names),
         fmt="verl",
         source=source,
-        config={"catalog": where},
-        side_files={
-            TOOL_CONFIG: _dump(tools),
-            INTERACTION_CONFIG: _dump(interaction_config(where)),
-        },
+        config={"catalog": where, "per_environment": list(groups)},
+        side_files=side,
+        layout=", one table per environment, each with its own tool_config.yaml (verl shows "
+        "one tool list per run)",
         force=force,
     )
-
-
-def _export_per_environment(
-    groups: dict[str, list[TaskRow]],
-    out: Path,
-    *,
-    source: Manifest,
-    where: str | None,
-    force: bool,
-) -> Manifest:
-    """One dataset, one table and one pair of configs per environment (atomic as a whole)."""
-    side: dict[str, str] = {}
-    with staging_dir(Path(out), force=force) as tmp:
-        for env, group in groups.items():
-            tools = tool_config(group, where)
-            names = [t["tool_schema"]["function"]["name"] for t in tools["tools"]]
-            table = pa.Table.from_pylist(list(rows(group)), schema=verl_schema(names))
-            count = max(1, -(-table.num_rows // ROWS_PER_FILE))
-            for i in range(count):
-                path = tmp / shard_name(env, i, count)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                part = table.slice(i * ROWS_PER_FILE, ROWS_PER_FILE)
-                pq.write_table(part, path, compression="zstd")
-            side[f"{env}/{TOOL_CONFIG}"] = _dump(tools)
-            side[f"{env}/{INTERACTION_CONFIG}"] = _dump(interaction_config(where))
-        for rel, text in side.items():
-            (tmp / rel).write_text(text, encoding="utf-8")
-        finalize(
-            tmp,
-            kind="export",
-            seed=source.seed,
-            config={
-                "format": "verl",
-                "tasks": source.dataset_id,
-                "catalog": where,
-                "per_environment": list(groups),
-            },
-            parents=[source.dataset_id],
-            title=f"shopgen export (verl) of {source.dataset_id}",
-            summary="shopgen tasks in the `verl` layout, one table per environment, each with "
-            "its own tool_config.yaml (verl shows one tool list per run); hidden ground truth "
-            "is kept out of every column the model is shown.",
-        )
-    return add_files(Path(out), dict.fromkeys(side, "verl"))
