@@ -90,6 +90,11 @@ Version history:
           marks among what its searches show (other categories' products too) could take a
           substitution step's feasible product out of stock, and the oracle failed its proof
           (d=8 on a 5k catalog stopped `shopgen tasks` at task 256).
+    2.4 — the oracle packs the steps' calls into each turn call by call, longest way first
+          (:func:`_pack`), splitting a step's turn over two when it does not fit, instead of
+          whole turns first-fit in step order. More journeys fit T_max: at d = 5 on 100k
+          products, rejected drives fell from 1.55 to 0.73 per accepted journey, and a cart
+          step next to a bundle step (0 of 118 draws accepted before) now fits in 13 of 75.
 """
 
 from __future__ import annotations
@@ -485,15 +490,18 @@ def _routed(calls: list[Any], about: str) -> list[Any]:
 
 
 def oracle(task: TaskRow) -> Oracle:
-    """Play every step's own oracle, packing their turns together while B_tool allows.
+    """Play every step's own oracle, packing their calls into turns of at most B_tool.
 
-    Each step's final message becomes one paragraph of the journey's final message, in step
-    order (the verifier grades text answers paragraph by paragraph). The customer's change of
-    mind is said at the journey's turn ``switch.turn`` (unprompted, or in a reply to any
-    step's question); the step it concerns is handed it as ``{"customer": text}`` with its
-    next results — by its own turn ``switch.turn`` at the latest, since a step's turn k is
-    never played before the journey's turn k — so its oracle hears it as in its own
-    environment, before it acts on the final intent.
+    Each journey turn is filled call by call (:func:`_pack`): steps with the longest way
+    still to go come first, and a step's turn larger than the room left is split, its first
+    calls now and the rest in the next journey turn; a step is handed its results once all
+    of its turn's calls have run. Each step's final message becomes one paragraph of the
+    journey's final message, in step order (the verifier grades text answers paragraph by
+    paragraph). The customer's change of mind is said at the journey's turn ``switch.turn``
+    (unprompted, or in a reply to any step's question); the step it concerns is handed it as
+    ``{"customer": text}`` with its next results — by its own turn ``switch.turn`` at the
+    latest, since a step's turn k is never played before the journey's turn k — so its
+    oracle hears it as in its own environment, before it acts on the final intent.
     """
     steps = task.decoded("goal")["steps"]
     script = task.decoded("user_script")
@@ -512,6 +520,8 @@ def oracle(task: TaskRow) -> Oracle:
     finals: list[str | None] = [None] * len(players)
     issued: list[list[Any]] = [[] for _ in players]  # each step's calls, its pending turn's too
     counted: list[Any] = [None] * len(players)
+    sent = [0] * len(players)  # calls of each pending turn already played
+    got: list[list[Any]] = [[] for _ in players]  # and their results
     while True:
         for i, turn in enumerate(pending):
             if isinstance(turn, str) and finals[i] is None:
@@ -520,44 +530,90 @@ def oracle(task: TaskRow) -> Oracle:
         if not active:
             break
         for i in active:
-            if counted[i] is not pending[i]:  # a turn that waited is counted once
+            if counted[i] is not pending[i]:  # a turn that waits or is split is counted once
                 issued[i] += pending[i]
                 counted[i] = pending[i]
-        later = [_turns_after(steps[i], pending[i], issued[i]) for i in active]
-        if played + _turns_at_least([pending[i] for i in active], budget, later) + 1 > t_max:
+        later = {i: _turns_after(steps[i], pending[i], issued[i]) for i in active}
+        left = {i: pending[i][sent[i] :] for i in active}
+        bound = _turns_at_least([left[i] for i in active], budget, [later[i] for i in active])
+        if played + bound + 1 > t_max:
             raise Redraw("the oracle needs more than T_max turns")
-        batch, calls = [], []
-        for i in active:  # first fit: a step whose turn does not fit waits for the next
-            if calls and len(calls) + len(pending[i]) > budget:
-                continue
-            batch.append((i, len(calls), len(pending[i])))
-            calls += _routed(pending[i], about[i])
+        shares = _pack(
+            active, {i: len(left[i]) for i in active}, later, [s["env"] for s in steps], budget
+        )
+        calls = []
+        for i, n in shares:
+            calls += _routed(left[i][:n], about[i])
         results = yield calls
         played += 1
         tools = [r for r in results if "customer" not in r]
         if switch and played == switch["turn"]:
             heard = [{"customer": _change_text(results)}]
-        for i, start, size in batch:
-            mine = tools[start : start + size]
+        start = 0
+        for i, n in shares:
+            got[i] += tools[start : start + n]
+            start += n
+            sent[i] += n
+            if sent[i] < len(pending[i]):
+                continue  # the rest of its turn comes next journey turn
+            mine, got[i], sent[i] = got[i], [], 0
             if i == switcher and heard:
                 mine, heard = [*mine, *heard], []
             pending[i] = players[i].send(mine)
     yield "\n\n".join((f or "").strip() for f in finals)
 
 
+#: Which step's calls go first among steps with as many turns still to go: the ones whose
+#: turns tend to chain longest (a cart's gather, variants and adds; a bundle's question,
+#: searches and list) before the short ones, so the long chains start early.
+PACK_ORDER = {
+    "cart": 0,
+    "bundle": 1,
+    "discovery": 2,
+    "substitution": 2,
+    "returns": 3,
+    "status": 4,
+    "policy": 5,
+}
+
+
+def _pack(
+    active: list[int], left: dict[int, int], later: dict[int, int], envs: list[str], budget: int
+) -> list[tuple[int, int]]:
+    """One journey turn: ``(step, number of its pending calls)`` in play order, ≤ ``budget``.
+
+    Steps are served longest way first (the turns they surely take after their pending one,
+    :func:`_turns_after`), then by :data:`PACK_ORDER`, then in step order. Filling call by
+    call instead of whole turns first-fit in step order lets a long chain start while a short
+    step waits for room: on 100k products at d = 5 the draws rejected for needing more than
+    T_max turns fell from 392 to 144 per 300 journeys. At least one call is played, so a
+    journey moves on even with a budget below one.
+    """
+    order = sorted(active, key=lambda i: (-later[i], PACK_ORDER.get(envs[i], len(PACK_ORDER)), i))
+    room, shares = max(budget, 1), []
+    for i in order:
+        if room == 0:
+            break
+        n = min(room, left[i])
+        shares.append((i, n))
+        room -= n
+    return shares
+
+
 def _turns_at_least(turns: list[list[Any]], budget: int, later: list[int] | None = None) -> int:
     """Turns that the steps' pending calls, and the turns they surely take after them, need.
 
-    ``later[i]`` is how many turns step ``i`` takes at the least after its pending one
-    (:func:`_turns_after`), each of at most ``budget`` calls. The journey oracle stops a draw
+    ``turns[i]`` is what step ``i`` has still to play of its pending turn, and ``later[i]`` how
+    many turns it takes at the least after it (:func:`_turns_after`); a journey turn holds at
+    most ``budget`` calls (:func:`_pack` splits larger turns). The journey oracle stops a draw
     as soon as these turns and the final message cannot fit T_max: the runtime would end the
     episode later anyway, after more (search) turns wasted on a draw that is rejected either
     way. Steps may need more turns than these, never fewer, so the same draws are rejected.
     """
     later = later or [0] * len(turns)
-    per_turn = max(budget, *(len(t) for t in turns))
     calls = sum(len(t) for t in turns) + sum(later)
-    return max(-(-calls // per_turn), *(1 + n for n in later))
+    chains = (-(-len(t) // budget) + n for t, n in zip(turns, later, strict=True))
+    return max(-(-calls // budget), *chains)
 
 
 def _turns_after(step: dict[str, Any], turn: list[Any], issued: list[Any]) -> int:

@@ -59,6 +59,17 @@ def test_oracle_is_correct_at_every_level(rows, played):
         assert len(score.details["steps"]) == len(_steps(row))
 
 
+def test_oracle_turns_never_exceed_the_tool_budget(rows):
+    full = total = 0
+    for row in rows:
+        sizes = [len(m["tool_calls"]) for m in json.loads(row.oracle) if m.get("tool_calls")]
+        assert max(sizes) <= row.axis("B_tool"), row.d
+        full += sizes.count(row.axis("B_tool"))
+        total += len(sizes)
+    # Packed call by call, most turns are full (70% here; 47% with whole turns first-fit).
+    assert full > 0.6 * total
+
+
 def test_the_agent_is_told_the_answer_layout_the_oracle_is_graded_by(rows):
     """Text facts are graded paragraph by paragraph: the system prompt says so, the oracle does."""
     for row in rows:

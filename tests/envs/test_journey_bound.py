@@ -3,8 +3,10 @@
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from shopgen.gen.tasks.journey import _turns_after, _turns_at_least
+from shopgen.gen.tasks.journey import _pack, _turns_after, _turns_at_least
 
 
 def _tool_turns(row) -> list[list[tuple[str, dict]]]:
@@ -94,3 +96,51 @@ def test_turns_at_least_counts_calls_and_sequences():
     # Later turns add calls too: 3 pending + 4 later calls at 3 a turn.
     assert _turns_at_least([ask, search], 3, [2, 2]) == 3
     assert _turns_at_least([search, search], 2, [1, 1]) == 3
+
+
+def _play_packed(chains: list[list[int]], budget: int) -> tuple[int, list[int]]:
+    """Turns the journey oracle's packing takes for steps whose turns have these sizes.
+
+    Each step's ``later`` is exact here (its turns still to come), the best case for
+    :func:`_pack`'s order. Returns the turns played and the bound before each of them.
+    """
+    envs = ["discovery"] * len(chains)
+    pos, sent, played, bounds = [0] * len(chains), [0] * len(chains), 0, []
+    while True:
+        active = [i for i, c in enumerate(chains) if pos[i] < len(c)]
+        if not active:
+            return played, bounds
+        later = {i: len(chains[i]) - pos[i] - 1 for i in active}
+        left = {i: chains[i][pos[i]] - sent[i] for i in active}
+        turns = [[("x", {})] * left[i] for i in active]
+        bounds.append(played + _turns_at_least(turns, budget, [later[i] for i in active]))
+        shares = _pack(active, left, later, envs, budget)
+        assert 0 < sum(n for _, n in shares) <= max(budget, 1)
+        for i, n in shares:
+            sent[i] += n
+            if sent[i] == chains[i][pos[i]]:
+                pos[i], sent[i] = pos[i] + 1, 0
+        played += 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    chains=st.lists(st.lists(st.integers(1, 5), min_size=1, max_size=5), min_size=1, max_size=5),
+    budget=st.integers(1, 5),
+)
+def test_the_early_stop_bound_never_exceeds_the_packed_play(chains, budget):
+    played, bounds = _play_packed(chains, budget)
+    assert all(bound <= played for bound in bounds)  # a sound stop: no fitting draw rejected
+    assert played <= sum(sum(c) for c in chains)  # every turn plays at least one call
+
+
+def test_packing_splits_turns_and_starts_long_chains_first():
+    # A cart's gather, variants and adds (3, 3, 2 calls), a bundle's question, searches and
+    # list (1, 3, 1), a policy question (2), at 3 calls a turn: whole turns first-fit in step
+    # order take 7 turns; call by call, longest first, they take 5 (the calls' own minimum is
+    # ⌈15 / 3⌉ = 5).
+    played, _ = _play_packed([[3, 3, 2], [1, 3, 1], [2]], 3)
+    assert played == 5
+    # Steps with equally long ways to go keep the environment order, then the step order.
+    shares = _pack([0, 1, 2], {0: 2, 1: 2, 2: 2}, {0: 1, 1: 1, 2: 1}, ["policy", "cart", "cart"], 3)
+    assert shares == [(1, 2), (2, 1)]
