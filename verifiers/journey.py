@@ -160,16 +160,65 @@ def _sub_verdict(env: str) -> Callable[[TaskRow, EpisodeState], Verdict]:
     return load_entry_point(f"{module}:verdict")
 
 
+#: A paragraph that is only a heading: a Markdown heading, a bold line, or a short line ending
+#: in a colon ("### Request 1", "**Order status**", "Your return:").
+_HEADING = re.compile(r"(?:#{1,6}\s+[^\n]*|\*\*[^\n*]{1,80}\*\*:?|[^\n.!?]{1,60}:)")
+#: Words of a courtesy line (a greeting before the answers, an offer of help after them).
+_COURTESY = re.compile(
+    r"\b(?:hi|hello|hey|dear|thanks|thank you|let me know|anything else|happy to help"
+    r"|glad to help|hope (?:this|that|it) helps|feel free|happy shopping"
+    r"|have a (?:great|good|nice|lovely) day|here(?: is|'s) (?:everything|a summary|an update))\b",
+    re.IGNORECASE,
+)
+#: Most words a courtesy line has (an answer with a greeting in it is longer).
+COURTESY_WORDS = 20
+
+
+def _heading(paragraph: str) -> bool:
+    return _HEADING.fullmatch(paragraph.strip()) is not None
+
+
+def _courtesy(paragraph: str) -> bool:
+    """A short greeting or closing line with no number in it: it answers no request."""
+    return (
+        len(paragraph.split()) <= COURTESY_WORDS
+        and not any(c.isdigit() for c in paragraph)
+        and _COURTESY.search(paragraph) is not None
+    )
+
+
 @lru_cache(maxsize=4096)
 def texts(final: str | None, n: int) -> tuple[str | None, ...]:
     """Each step's text: its own paragraph when there is one per step, else the whole message.
 
     Grading a step on its own paragraph keeps another step's numbers or dates from
     contradicting it; the whole-message fallback is never easier (more text, more conflicts).
+    Before counting, a heading-only paragraph joins the paragraph it heads, and courtesy lines
+    before the first answer or after the last (:func:`_courtesy`) are set aside while there
+    are more paragraphs than steps: an honest answer wrapped in "Hi!" and "Let me know if…"
+    is still one paragraph per request. This is one deterministic reading of the text, never
+    a choice among readings, so it grants a hedge nothing the plain layout would not.
     Remembered: a pure function of the final message, which replays repeat.
     """
     parts = [p for p in _PARAGRAPHS.split(final or "") if p.strip()]
+    if len(parts) != n:
+        parts = _without_wrapping(parts, n)
     return tuple(parts) if len(parts) == n else (final,) * n
+
+
+def _without_wrapping(parts: list[str], n: int) -> list[str]:
+    """``parts`` with headings joined to what they head and outer courtesy lines set aside."""
+    joined: list[str] = []
+    for i, part in enumerate(parts):
+        if joined and _heading(parts[i - 1]) and joined[-1] is parts[i - 1]:
+            joined[-1] = f"{joined[-1]}\n{part}"
+        else:
+            joined.append(part)
+    while len(joined) > n and _courtesy(joined[-1]):
+        joined.pop()
+    while len(joined) > n and _courtesy(joined[0]):
+        joined.pop(0)
+    return joined
 
 
 class _Step(NamedTuple):

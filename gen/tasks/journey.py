@@ -27,7 +27,8 @@ Final answer layout:
     one paragraph per step, in step order, separated by a blank line, as the system prompt
     tells the agent (since 2.2); a step's text facts (status, dates, policy answer, a refused
     return's reason) are graded on its own paragraph when the message has exactly one
-    paragraph per step, else on the whole message.
+    paragraph per step (headings joined to what they head, courtesy lines around the answers
+    set aside), else on the whole message.
 Tools offered:
     the union of the sub-environments' tools (``ENV_TOOLS["journey"]``).
 Hidden goal:
@@ -96,6 +97,11 @@ Version history:
           products, rejected drives fell from 1.55 to 0.73 per accepted journey, and a cart
           step next to a bundle step (0 of 118 draws accepted before) now fits in 13 of 75.
           Bundle steps fit from d = 2 (``SUB_ENVS``; before, from d = 4).
+          The paragraph layout survives an honest answer's wrapping: a heading-only paragraph
+          joins the paragraph it heads, and courtesy lines ("Hi!", "Let me know if…") before
+          the first answer or after the last are set aside (``verifiers.journey.texts``). A
+          closing courtesy line alone failed 26% of oracle answers (a policy step read the
+          other steps' prices as second answers).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from shopgen.gen.tasks.journey import (
 from shopgen.schemas.envs import ENV_NAMES
 from shopgen.schemas.errors import ConfigError
 from shopgen.taskgen import TaskFactory
-from shopgen.testing import DEGENERATE, run_policy
+from shopgen.testing import DEGENERATE, run_policy, scored_with_final
 from shopgen.verifiers.journey import owned_lists, texts, verify
 from shopgen.verifiers.replay import play
 
@@ -78,6 +78,56 @@ def test_the_agent_is_told_the_answer_layout_the_oracle_is_graded_by(rows):
         assert (
             texts(final, len(_steps(row))) != (final,) * len(_steps(row)) or len(_steps(row)) == 1
         )
+
+
+#: What an honest agent wraps its one-paragraph-per-request answer in: a greeting, a closing
+#: offer of help, a heading above each paragraph. None of it answers a request.
+_WRAPPINGS = {
+    "greeting": lambda ps: ["Hi! Here is everything you asked for.", *ps],
+    "closing": lambda ps: [*ps, "Let me know if there is anything else I can help with!"],
+    "both": lambda ps: ["Hello!", *ps, "Hope this helps, happy shopping!"],
+    "headings": lambda ps: [x for i, p in enumerate(ps) for x in (f"### Request {i + 1}", p)],
+    "bold headings": lambda ps: [x for i, p in enumerate(ps) for x in (f"**Request {i + 1}:**", p)],
+}
+
+
+def test_courtesy_lines_and_headings_are_not_paragraphs_of_a_request():
+    """A greeting, a closing line or a heading paragraph does not void the one-per-request layout.
+
+    Each made the paragraph count differ from the steps', so every step was graded on the whole
+    message, where another step's prices or dates contradicted a policy or status answer: 26% of
+    a 35-journey sample failed on a closing "Let me know if…" line alone.
+    """
+    answers = ["Your order was delivered on 2026-01-30.", "Our policy gives 20% in your case."]
+    for name, wrap in _WRAPPINGS.items():
+        got = texts("\n\n".join(wrap(answers)), 2)
+        assert len(got) == 2, name
+        assert answers[0] in got[0], name
+        assert answers[1] not in got[0], name
+        assert answers[1] in got[1], name
+        assert answers[0] not in got[1], name
+    # A paragraph that says something is no courtesy line: the count differs, whole message.
+    extra = "\n\n".join([*answers, "It may also have been cancelled on 2026-02-02."])
+    assert texts(extra, 2) == (extra, extra)
+    # Only around the answers: a courtesy line between two answers is a request's paragraph.
+    middle = "\n\n".join([answers[0], "Let me know if that helps.", answers[1]])
+    assert texts(middle, 2) == (middle, middle)
+
+
+def test_an_honest_answer_with_courtesy_lines_is_graded_as_the_oracle(shop_env, rows):
+    checked = 0
+    for row in rows[6::2]:
+        n = len(_steps(row))
+        final = json.loads(row.oracle)[-1]["content"]
+        paragraphs = list(texts(final, n))
+        if n < 2 or paragraphs == [final] * n:
+            continue
+        for name, wrap in _WRAPPINGS.items():
+            score, oracle = scored_with_final(shop_env, row, "\n\n".join(wrap(paragraphs)))
+            assert score.is_correct, (name, row.task_id, score.details)
+            assert score.reward == oracle.reward
+        checked += 1
+    assert checked >= 5
 
 
 def test_every_sub_environment_appears_where_usable(rows):
