@@ -408,6 +408,7 @@ class Tables:
         self._bounds: dict[str, tuple[float, float, int, int]] = {}
         self._visible: dict[str, dict[str, frozenset[str]]] = {}
         self._leaves: dict[str, Category] | None = None
+        self._name_counts: dict[str, int] | None = None  # lower-cased leaf name → leaves
 
     def _group(self) -> dict[str, pl.DataFrame]:
         if self._groups is None:
@@ -441,6 +442,23 @@ class Tables:
         if self._leaves is None:
             self._leaves = {c.id: c for _, c in self.ctx.store_taxonomy.leaves()}
         return self._leaves[category]
+
+    def said_name(self, category: str) -> str:
+        """What a customer calls a category: its lower-cased leaf name, qualified if shared.
+
+        A leaf name another leaf also has is said with the department ("jeans from men's
+        clothing"). Cards show only the leaf name, so "jeans" said for Men's Jeans let an agent pick
+        Women's Jeans, which the verifier counts as the wrong category: the customer must
+        name the kind of product so that one category fits.
+        """
+        leaf = self.leaf(category)
+        name = leaf.name.lower()
+        if self._name_counts is None:
+            self._name_counts = {}
+            for c in self._leaves.values():  # filled by self.leaf
+                key = c.name.lower()
+                self._name_counts[key] = self._name_counts.get(key, 0) + 1
+        return name if self._name_counts[name] == 1 else f"{name} from {leaf.path[0].lower()}"
 
     def visible(self, category: str) -> dict[str, frozenset[str]]:
         """Attributes a search card shows, each with the values that name it unambiguously.

@@ -41,6 +41,10 @@ Version history:
           ``priority`` fact states the whole preference (four factors in weight order with a
           strength word each, ``Preference.statement``) and the ranking uses exactly the
           stated weights (``constraints.LEVELS``).
+    1.3 — the customer names the kind of product so that one category fits: a leaf name
+          another leaf shares is said with its department (``Tables.said_name``: "jeans from
+          men's clothing"). Cards show "Jeans" for men's and women's jeans alike, and an
+          honest agent's women's jeans for "jeans" were graded as the wrong category.
 """
 
 from __future__ import annotations
@@ -81,7 +85,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     pool = [*KINDS, *(f"attrs.{a}" for a in visible_attrs(ctx, target))]
     values = choose_constraints(cols, target, pool, int(axes.m) - 1, k + 1, rng)
     user_id = pick(rng, ctx.user_ids)
-    name = tables(ctx).leaf(category).name.lower()
+    name = tables(ctx).said_name(category)
     slots: list[Slot] = [make_slot("discovery", "category", name, required=True)]
     slots += [make_slot("discovery", kind, values[kind]) for kind in values]
     slots.append(make_slot("discovery", "k_rec", k))

@@ -102,6 +102,8 @@ Version history:
           the first answer or after the last are set aside (``verifiers.journey.texts``). A
           closing courtesy line alone failed 26% of oracle answers (a policy step read the
           other steps' prices as second answers).
+          Discovery steps are drawn by discovery 1.3's generator (a shared leaf name is said
+          with its department).
 """
 
 from __future__ import annotations

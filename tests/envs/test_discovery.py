@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from shopgen.env.episode import ShopEnv
 from shopgen.env.state import EpisodeState
-from shopgen.gen.tasks.constraints import Constraints, ndcg
+from shopgen.gen.tasks.constraints import Constraints, ndcg, tables
 from shopgen.schemas.errors import ConfigError
 from shopgen.taskgen import TaskFactory, assistant_message
 from shopgen.testing import check_env, check_recommend_switch
@@ -270,3 +270,20 @@ def check_preference_answer(shop: ShopEnv, rows: list) -> None:
 def test_preference_answer_names_four_factors_in_order(shop: ShopEnv) -> None:
     factory = TaskFactory(shop, seed=3)
     check_preference_answer(shop, [factory.make(ENV, 0, k).row for k in range(6)])
+
+
+def test_the_kind_of_product_the_customer_names_is_one_category(factory: TaskFactory) -> None:
+    """Men's and women's jeans are both "Jeans" on a card: "jeans" alone named either one.
+
+    The verifier counts the other one as the wrong category, so an honest agent that picked
+    Women's Jeans for "I need jeans" was graded wrong (both leaves hold ~1% of a catalog).
+    """
+    t = tables(factory.ctx)
+    leaves = [c for _, c in factory.ctx.store_taxonomy.leaves()]
+    said: dict[str, list[str]] = {}
+    for leaf in leaves:
+        said.setdefault(t.said_name(leaf.id), []).append(leaf.id)
+    assert all(len(ids) == 1 for ids in said.values()), [i for i in said.values() if len(i) > 1]
+    assert t.said_name("womens_jeans") == "jeans from women's clothing"
+    shared = {leaf.name.lower() for leaf in leaves if t.said_name(leaf.id) != leaf.name.lower()}
+    assert shared == {"jeans"}  # a unique leaf name is said as it is
