@@ -103,7 +103,9 @@ Version history:
           closing courtesy line alone failed 26% of oracle answers (a policy step read the
           other steps' prices as second answers).
           Discovery steps are drawn by discovery 1.3's generator (a shared leaf name is said
-          with its department).
+          with its department), bundle steps by bundle 1.1's with the list withheld (the
+          journey message names only the project; before, a step drawn as listed could need
+          every kind of it, and its kinds were drawn without the turn the question takes).
 """
 
 from __future__ import annotations
@@ -184,6 +186,8 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         env = envs[i]
         sub_ctx = ctx if env in CUSTOMER_FREE else view
         sub_axes = dataclasses.replace(axes, p_switch=1.0 if i == switching else 0.0)
+        if env == "bundle":  # the journey message names only the project: the list is withheld
+            sub_axes = dataclasses.replace(sub_axes, p_missing=1.0)
         taken = set().union(*categories.values())
         drafts[i], categories[i] = _draw_step(
             sub_ctx, env, i, d, sub_axes, seed, taken, want_switch=i == switching

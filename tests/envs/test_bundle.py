@@ -14,6 +14,7 @@ from shopgen.env.state import EpisodeState
 from shopgen.gen.store import CatalogStore
 from shopgen.gen.tasks.bundle import (
     Kind,
+    _index,
     budget_quantile,
     n_categories,
     noun_pattern,
@@ -136,6 +137,21 @@ def test_p_missing_withholds_the_list(shop_env):
 
     assert listed(0.0) == 4
     assert listed(1.0) == 0
+
+
+def test_a_withheld_list_is_never_the_whole_project(shop_env):
+    """Recommending every kind of the named project must not stand in for asking."""
+    f = _with(shop_env, p_missing=1.0, p_switch=1.0)
+    projects = dict(_index(f.ctx).projects)
+    sizes = []
+    for d in (3, 6, 9, 12):  # below d = 2 the asking turn does not fit: the list is said
+        for k in range(6):
+            goal = f.make("bundle", d, k).row.decoded("goal")
+            kinds = {c["category"] for c in goal["categories"]}
+            assert not goal["listed"]
+            assert kinds < set(projects[goal["project"]]), (d, k)
+            sizes.append(len(projects[goal["project"]]) - len(kinds))
+    assert min(sizes) == 1  # the kinds still reach up to one short of the project
 
 
 def test_p_switch_schedules_a_change_of_mind(shop_env):

@@ -8,6 +8,7 @@ import pytest
 from shopgen.env.state import EpisodeState
 from shopgen.gen.schedules import journey_length
 from shopgen.gen.tasks.base import CustomerView, Draft, Redraw
+from shopgen.gen.tasks.bundle import _index
 from shopgen.gen.tasks.constraints import preference, tables
 from shopgen.gen.tasks.journey import (
     DETAILS,
@@ -68,6 +69,15 @@ def test_oracle_turns_never_exceed_the_tool_budget(rows):
         total += len(sizes)
     # Packed call by call, most turns are full (70% here; 47% with whole turns first-fit).
     assert full > 0.6 * total
+
+
+def test_bundle_steps_are_asked_for_and_never_the_whole_project(factory, rows):
+    projects = dict(_index(factory.ctx).projects)
+    steps = [s for row in rows if row.d >= 2 for s in _steps(row) if s["env"] == "bundle"]
+    assert steps
+    for step in steps:
+        kinds = {c["category"] for c in step["goal"]["categories"]}
+        assert kinds < set(projects[step["goal"]["project"]])
 
 
 def test_the_agent_is_told_the_answer_layout_the_oracle_is_graded_by(rows):
