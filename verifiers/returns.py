@@ -95,9 +95,15 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
             -1.0 if done or not text.strip() else (-0.5 if not told else float(parts["checked"]))
         )
         return r_task, all(parts.values()), {"parts": parts}
-    right = sum(parts.values())
-    r_task = 2 * right / len(parts) - 1 if parts["line"] else -1.0
-    return r_task, right == len(parts), {"parts": parts}
+    # The request's own parts (line, action, reason, method or variant) give r_task: "only
+    # one started" is no part a single start could get wrong for free (it made a start with
+    # the reason and method both wrong worth 3/5), but a start the customer did not ask for
+    # leaves at most 0.
+    asked = [ok for name, ok in parts.items() if name != "only_one"]
+    r_task = 2 * sum(asked) / len(asked) - 1 if parts["line"] else -1.0
+    if not parts["only_one"]:
+        r_task = min(r_task, 0.0)
+    return r_task, all(parts.values()), {"parts": parts}
 
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:

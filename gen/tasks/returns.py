@@ -31,8 +31,9 @@ Reward and is_correct:
     ``returns``/``exchanges``) on the right line with the right action, reason code and
     method, or a new variant with the stated values. Not eligible: nothing started, the
     target line checked, and the final message says it is not eligible and names the one
-    true reason. Eligible: r_task = 2·(parts right / parts) − 1, −1 when nothing was started
-    or the line is wrong. Not eligible: 1 when told right after checking, 0 when told right
+    true reason. Eligible: r_task = 2·(parts right / 4) − 1 over line, action, reason and
+    method (or variant), at most 0 when more than one was started, −1 when nothing was
+    started or the line is wrong. Not eligible: 1 when told right after checking, 0 when told right
     without checking, −0.5 when told wrong, −1 for silence or a started return. correct iff
     every part is right.
 Difficulty axes used:
@@ -54,6 +55,11 @@ Version history:
     return period has ended" name the window; the window named as still open ("even though
     you're within the return window, opened hygiene items can't be returned") no longer
     counts as a second reason; "customized", "engraved", "sanitary" name their reasons.
+    2.2 — a started return is graded on the request's four parts (line, action, reason,
+    method or new variant); "only one started" was a fifth part a single start always got
+    right, so a return on the right line with the reason and the method both wrong scored
+    r_task 0.2 and reward ≈ 0.3 (the efficiency term included): skipping the questions
+    paid. It is now worth 0, and a second start caps r_task at 0 (red-team audit).
 """
 
 from __future__ import annotations

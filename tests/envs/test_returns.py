@@ -356,3 +356,46 @@ def test_honest_refusals_replayed_keep_the_oracles_reward(factory):
             assert score.reward == oracle_score.reward
             seen += 1
     assert seen
+
+
+# -- 2.2: the red-team's audit (hackord) ---------------------------------------------------------
+
+
+def _with_start_args(oracle: list[dict], **changes: str) -> list[dict]:
+    """The oracle's messages with its return_start/exchange_start arguments changed."""
+    out = json.loads(json.dumps(oracle))
+    for m in out:
+        for c in m.get("tool_calls", []):
+            if c["function"]["name"] in ("return_start", "exchange_start"):
+                args = {**json.loads(c["function"]["arguments"]), **changes}
+                c["function"]["arguments"] = json.dumps(args)
+    return out
+
+
+def test_a_start_with_the_wrong_reason_and_method_earns_nothing(shop_env, tasks):
+    """Starting a return on the right line with the customer's reason and method both wrong
+    mis-executes the request: it earns at most 0, and never the efficiency term.
+
+    Before 2.2 ``only_one`` was a fifth part that a single start always got right, so line,
+    action and only_one made 3/5 → r_task 0.2 and reward ≈ 0.3: skipping the questions
+    about reason and method paid.
+    """
+    tried = 0
+    for g in tasks:
+        goal = g.row.decoded("goal")
+        if not (goal["eligible"] and goal["action"] == "return"):
+            continue
+        reason = "defective" if goal["reason"] != "defective" else "changed_mind"
+        shop_env.reset(g.row)
+        for method in ("mail", "drop_off", "pickup"):
+            if method == goal["method"]:
+                continue
+            bad = _with_start_args(json.loads(g.row.oracle), reason=reason, method=method)
+            score, state = play(shop_env, g.row, bad)
+            if not state.extra.get("returns"):
+                continue  # the store refused this method for the item
+            assert score.r_task <= 0, g.row.task_id
+            assert score.reward <= 0, g.row.task_id
+            tried += 1
+            break
+    assert tried > 0
