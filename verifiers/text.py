@@ -612,7 +612,11 @@ _NOT_ELIGIBLE = re.compile(
     r"|(?:can't|cannot|can not|won't be able to|unable to|not able to)"
     r" (?:\w+ ){0,2}?(?:return|exchange|accept|process|take) (?:\w+ )?(?:return|exchange|it|them"
     r"|this|that|the item|back)"
-    r"|(?:can't|cannot|can not|won't be able to|not able to) (?:be )?(?:return|exchange|taken back))\b",
+    r"|(?:can't|cannot|can not|won't be able to|not able to) (?:be )?(?:return|exchange|taken back)"
+    # The window told as over: "it's too late to return it", "the return period has ended".
+    r"|(?<!not )(?<!n't )too late to (?:return|exchange|send)"
+    r"|(?:return|exchange) (?:window|period)(?: (?!not\b|never\b|yet\b)\w+){0,4}?"
+    r" (?:(?:is|was|has|had) )?(?:been )?(?:over|closed|ended|expired|passed))\b",
     re.I,
 )
 

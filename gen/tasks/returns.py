@@ -60,6 +60,10 @@ Version history:
     right, so a return on the right line with the reason and the method both wrong scored
     r_task 0.2 and reward ≈ 0.3 (the efficiency term included): skipping the questions
     paid. It is now worth 0, and a second start caps r_task at 0 (red-team audit).
+    2.3 — a window told as over is a refusal (a false-negative pass): "it's too late to return
+    this item", "the return period is over", "the return window has expired/closed/ended"
+    say the item cannot be returned ("not too late", "is not over yet" do not); such honest
+    refusals scored −0.5.
 """
 
 from __future__ import annotations

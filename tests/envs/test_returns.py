@@ -399,3 +399,35 @@ def test_a_start_with_the_wrong_reason_and_method_earns_nothing(shop_env, tasks)
             tried += 1
             break
     assert tried > 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm sorry, but it's too late to return this item: the return period is over.",
+        "Unfortunately it's too late to exchange it — your return window has closed.",
+        "I checked: the return window for this order has expired, so I can't start anything.",
+        "Sorry, the return period for this item ended on March 3.",
+    ],
+)
+def test_too_late_and_an_ended_window_say_not_eligible(text):
+    """An honest window refusal that never says "not eligible" is a refusal (2.2).
+
+    "it's too late to return this item … the return period is over" was read as naming the
+    window but refusing nothing: the oracle's tool calls with it scored −0.5, not 0.9.
+    """
+    assert not_eligible_stated(text)
+    assert refusal_reasons_stated(text) == {"window"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Good news: it's not too late to return it, I can start the return now.",
+        "It isn't too late to exchange it.",
+        "Your return window is not over yet, so you can send it back.",
+        "The return period isn't over until March 3.",
+    ],
+)
+def test_not_too_late_is_no_refusal(text):
+    assert not not_eligible_stated(text)
