@@ -116,7 +116,9 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     if not text.strip():
         r_task = -1.0
     elif not parts["answer"]:
-        r_task = -0.5
+        # A coin is right about a yes/no half the time: a wrong one costs what a right one
+        # earns, so guessing is worth nothing on average (a wrong number costs half).
+        r_task = -1.0 if answer[0] == "boolean" else -0.5
     else:
         r_task = 1.0 if all(parts.values()) else 0.0
     return r_task, all(parts.values()), {"parts": parts}

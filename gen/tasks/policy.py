@@ -5,21 +5,24 @@ Customer wants:
     something is allowed) for their own situation. The answer is decided by one rule with
     B_branch(d) clauses; the customer states some of the facts that rule tests in the first
     message and leaves others out (p_missing), and knows further facts (item condition, the
-    reason, the state they ship to) only when asked.
+    reason, the state they ship to) only when asked. A yes/no question's answer is a fair
+    coin (``P_YES``): a yes is often the topic's default, which decides only when none of the
+    topic's exceptions holds, so every fact they test is needed.
 Tools offered:
     policy_search, orders_list, order_get_details, catalog_get_product, ask_user.
 Hidden goal:
     ``{topic, rule_id, kind, unit, value, text, facts, needed, fact_values, conditions}``:
     ``value`` is ``engine.evaluate(topic, facts)`` (never a default: a draw where no rule
     applies is redrawn), ``needed`` the customer facts (slot names) the deciding rule's
-    clauses test, ``fact_values`` what the customer would say, by slot name, ``conditions``
+    clauses test (for a topic's default rule, every fact the topic's rules test),
+    ``fact_values`` what the customer would say, by slot name, ``conditions``
     the thresholds the topic's rules test in the answer's unit (an answer may cite them).
 Reward and is_correct:
     ``verifiers.policy`` reads the final message: a number of the answer's unit (money in
     exact cents, else 1e-6 relative) or a yes/no, and nothing conflicting; the agent must have
     searched the policy and asked for every needed fact the first message left out.
     r_task = 1 when all three hold, 0 for a right answer without them, −0.5 for a wrong or
-    conflicting answer, −1 for none; correct iff all three hold.
+    conflicting number, −1 for a wrong yes/no or none; correct iff all three hold.
 Difficulty axes used:
     B_branch (clauses of the deciding rule), p_missing (facts left out), p_noise, T_max,
     B_tool.
@@ -42,6 +45,13 @@ Version history:
     your order is over $35", "$5.99, since orders under $50 don't ship free"): they were read
     as a second, conflicting value and every such answer was wrong. The goal's
     ``conditions`` lists them; a threshold equal to some rule's answer is still graded.
+    2.0 — yes/no answers are a fair coin in every topic (red-team audit; not comparable with
+    1.2): questions were drawn by clause count, the store's exceptions (clauses) say no and
+    its defaults (none) yes, so nine answers in ten were no and "search, ask for everything,
+    say No" averaged reward +0.8 (93 % correct). A yes of the topic's default needs every
+    fact the topic's exceptions test (``needed``), and a wrong yes/no costs r_task −1 (a
+    coin is right half the time), a wrong number still −0.5: the blind "No" now averages
+    ≈ 0 and the blind "Yes" ≈ +0.1 (the efficiency term of the lucky half).
 """
 
 from __future__ import annotations
@@ -119,15 +129,14 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     """Draw a rule with B_branch clauses, a situation where it decides, and the question."""
     engine = ctx.engine
     rule_id = pick(rng, _rules(engine, int(axes.B_branch)))
+    rule_id = _yes_or_no(engine, rule_id, int(axes.B_branch), rng)
     rule = engine.rules[rule_id]
     facts = _complete(engine, rule_id, dict(_witness(engine, rule_id)), rng)
     decision = engine.evaluate(rule.topic, facts)
     if not isinstance(decision, Decision) or decision.rule_ids[0] != rule_id:
         raise Redraw(f"{rule_id} does not decide its witness")
     said = _said_values(engine, facts)
-    needed = sorted(
-        {FACT_SLOTS[c.fact][0] for c in rule.when if c.fact in FACT_SLOTS} | _leaf(rule)
-    )
+    needed = sorted(_needed(engine, rule))
     slots: list[Slot] = [make_slot("policy", "topic", TOPIC_PHRASES[rule.topic], required=True)]
     extra: dict[str, Any] = {}
     for name in sorted(said):
@@ -151,6 +160,49 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     }
     episode = {"today": ctx.today.isoformat()}
     return Draft(slots=tuple(slots), goal=goal, episode=episode, facts=extra)
+
+
+#: Chance that a yes/no question's answer is yes.
+P_YES = 0.5
+
+
+def _yes_or_no(engine: PolicyEngine, rule_id: str, branch: int, rng: np.random.Generator) -> str:
+    """``rule_id``, or for a yes/no topic a rule of the same topic giving a fair coin's answer.
+
+    The store's exceptions say no and its defaults (rules without clauses) yes, so rules drawn
+    by clause count answered no nine times in ten, and a blind "No" after any search was
+    right as often. The coin picks the answer; a rule of the topic that gives it is drawn
+    among those with the most clauses up to ``branch`` (the default, when only it says yes).
+    Other topics draw nothing more, so their tasks are unchanged.
+    """
+    if engine.rules[rule_id].answer.kind != "boolean":
+        return rule_id
+    want = bool(rng.random() < P_YES)
+    if bool(engine.value(rule_id)) == want:
+        return rule_id
+    same = [
+        r.id
+        for r in engine.rules_of(engine.rules[rule_id].topic)
+        if r.answer.kind == "boolean"
+        and bool(engine.value(r.id)) == want
+        and len(r.when) <= branch
+        and _witness(engine, r.id)
+    ]
+    if not same:
+        return rule_id
+    most = max(len(engine.rules[r].when) for r in same)
+    return pick(rng, [r for r in same if len(engine.rules[r].when) == most])
+
+
+def _needed(engine: PolicyEngine, rule: Any) -> set[str]:
+    """The slots an agent must know to be sure ``rule`` decides: its clauses' facts.
+
+    A default (no clause) decides only when none of the topic's exceptions holds, so every
+    fact they test is needed to rule them out.
+    """
+    facts = {c.fact for c in rule.when} if rule.when else topic_facts(engine, rule.topic)
+    leaf = {"category"} if facts & _LEAF_FACTS else set()
+    return {FACT_SLOTS[f][0] for f in facts if f in FACT_SLOTS} | leaf
 
 
 #: Answer unit → the numeric facts whose thresholds the policy documents write in that unit.
@@ -201,10 +253,6 @@ def _rules(engine: PolicyEngine, branch: int) -> tuple[str, ...]:
 @cache
 def _witness(engine: PolicyEngine, rule_id: str) -> dict[str, Any]:
     return engine.witness(rule_id) or {}
-
-
-def _leaf(rule: Any) -> set[str]:
-    return {"category"} if any(c.fact in _LEAF_FACTS for c in rule.when) else set()
 
 
 def topic_facts(engine: PolicyEngine, topic: str) -> set[str]:

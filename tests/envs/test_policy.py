@@ -72,10 +72,13 @@ def test_axes_have_effects(shop_env):
     def clauses(branch):
         f = TaskFactory(shop_env, seed=2, overrides={"B_branch": branch})
         engine = f.ctx.engine
-        return [
+        # A yes decided by the topic's default has no clause of its own (2.0): its reasoning
+        # is ruling out every exception (test_a_default_yes_needs_every_exception_ruled_out).
+        found = [
             len(engine.rules[f.make("policy", 5, k).row.decoded("goal")["rule_id"]].when)
             for k in range(5)
         ]
+        return [n for n in found if n]
 
     assert set(clauses(1)) == {1}
     assert set(clauses(4)) == {4}
@@ -300,3 +303,92 @@ def test_an_answer_citing_the_topics_thresholds_scores_as_the_oracle(factory):
             assert not score.is_correct
             seen += 1
     assert seen
+
+
+# -- 2.0: yes/no answers the customer's situation decides, not the draw (red-team audit) -----------
+
+_ASK_ALL = (
+    "Could you tell me your membership tier, the product category, the days since delivery, "
+    "the return method, the shipping method, your order total, the item condition, the reason "
+    "for the return and the state you ship to?"
+)
+
+
+@pytest.fixture(scope="module")
+def yes_no_rows(factory):
+    """The yes/no questions among policy tasks at the levels that ask them (B_branch ≤ 2)."""
+    rows = [factory.make("policy", d, k).row for d in range(6) for k in range(60)]
+    return [r for r in rows if r.decoded("goal")["kind"] == "boolean"]
+
+
+def test_yes_no_answers_are_balanced_in_every_topic(yes_no_rows):
+    """Before 2.0, 90 % of the yes/no answers were no: the store's exceptions say no, its
+    defaults (no clause) say yes, and questions were drawn from rules with B_branch clauses.
+    """
+    by_topic: dict[str, list[bool]] = {}
+    for row in yes_no_rows:
+        goal = row.decoded("goal")
+        by_topic.setdefault(goal["topic"], []).append(bool(goal["value"]))
+    values = [v for vs in by_topic.values() for v in vs]
+    assert len(values) >= 40
+    assert 0.35 <= sum(values) / len(values) <= 0.65
+    for topic, vs in by_topic.items():
+        if len(vs) >= 8:
+            assert 0 < sum(vs) < len(vs), topic
+
+
+@pytest.mark.parametrize("answer", ["Yes.", "No."])
+def test_a_blind_yes_or_no_after_a_search_earns_about_nothing(shop_env, yes_no_rows, answer):
+    """Search, ask for every fact, ignore it all and say the same word: no better than a coin.
+
+    A coin is right half the time, so a wrong yes/no costs r_task −1 (what a right one earns);
+    what is left is the efficiency term of the lucky half (≈ +0.075). Blind "No." averaged
+    +0.8 before 2.0.
+    """
+    rewards = []
+    for row in yes_no_rows:
+        goal = row.decoded("goal")
+        lookups = [
+            ("policy_search", {"query": goal["topic"].replace("_", " ")}),
+            ("ask_user", {"question": _ASK_ALL}),
+        ]
+        score, _ = play(
+            shop_env, row, [assistant_message(1, lookups), assistant_message(2, answer)]
+        )
+        rewards.append(score.reward)
+        if score.r_task < 0:
+            assert score.r_task == -1.0, row.task_id
+    assert sum(rewards) / len(rewards) <= 0.3
+
+
+def test_a_default_yes_needs_every_exception_ruled_out(factory, yes_no_rows):
+    """A yes decided by the topic's default (a rule without clauses) needs every fact the
+    topic's exceptions test: the agent must rule each of them out before saying yes."""
+    engine = factory.ctx.engine
+    seen = 0
+    for row in yes_no_rows:
+        goal = row.decoded("goal")
+        if engine.rules[goal["rule_id"]].when:
+            continue
+        tested = {c.fact for r in engine.rules_of(goal["topic"]) for c in r.when}
+        assert goal["value"] is True
+        assert "category" in goal["needed"] or not tested & {"tags", "category", "department"}
+        assert len(goal["needed"]) >= len(tested - {"tags", "category", "department"})
+        seen += 1
+    assert seen > 0
+
+
+def test_a_wrong_number_costs_half_a_wrong_yes_no_all(shop_env, factory):
+    for d in range(4):
+        for k in range(12):
+            row = factory.make("policy", d, k).row
+            goal = row.decoded("goal")
+            oracle = json.loads(row.oracle)
+            if goal["kind"] == "boolean":
+                wrong = "Yes." if not goal["value"] else "No."
+                expected = -1.0
+            else:
+                wrong = f"It is {format_value(float(goal['value']) + 7, goal['unit'], 'number')}."
+                expected = -0.5
+            score, _ = play(shop_env, row, [*oracle[:-1], assistant_message(0, wrong)])
+            assert score.r_task == expected, (row.task_id, wrong)
