@@ -50,14 +50,32 @@ def _eligible_parts(
     return parts
 
 
+def _order_of(args: dict[str, Any]) -> Any:
+    """The order a call names, as the tools read it (they strip blanks around the id)."""
+    order_id = args.get("order_id")
+    return order_id.strip() if isinstance(order_id, str) else order_id
+
+
 def _checked(state: EpisodeState, goal: dict[str, Any]) -> bool:
-    """The agent asked the store about the target line (a check, or a refused start)."""
-    return any(
-        name in _CHECKS
-        and args.get("order_id") == goal["order_id"]
-        and args.get("product_id") == goal["product_id"]
-        for _, name, args in state.tool_calls
-    )
+    """The agent checked the target line, and only lines of orders the customer can mean.
+
+    A check is ``return_check_eligibility`` or a refused start. A refusal names no line, so one said after checking every line of every order is right
+    only when the target's reason happens to be the one said (the window, mostly): asking
+    about orders the customer cannot mean is fishing, not checking. The orders the words
+    can mean are the goal's ``holder_ids`` (the target's order when it was named by number).
+    """
+    meant = {goal["order_id"], *goal.get("holder_ids", ())}
+    target = False
+    for _, name, args in state.tool_calls:
+        if name not in _CHECKS:
+            continue
+        order_id = _order_of(args)
+        if order_id not in meant:
+            return False
+        target = target or (
+            order_id == goal["order_id"] and args.get("product_id") == goal["product_id"]
+        )
+    return target
 
 
 @lru_cache(maxsize=4096)

@@ -106,6 +106,11 @@ Version history:
           with its department), bundle steps by bundle 1.1's with the list withheld (the
           journey message names only the project; before, a step drawn as listed could need
           every kind of it, and its kinds were drawn without the turn the question takes).
+          Policy steps are drawn and graded by policy 2.0 (yes/no answers a fair coin, a
+          default's yes needs every exception's facts, a wrong yes/no costs −1); returns
+          steps by returns 2.4's verifier (four graded parts; "too late to return it" is a
+          refusal; checks only of orders the customer can mean). No change of journey's own
+          code for them.
 """
 
 from __future__ import annotations

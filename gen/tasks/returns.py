@@ -30,12 +30,12 @@ Reward and is_correct:
     ``verifiers.returns``. Eligible: exactly one return/exchange started (``state.extra``
     ``returns``/``exchanges``) on the right line with the right action, reason code and
     method, or a new variant with the stated values. Not eligible: nothing started, the
-    target line checked, and the final message says it is not eligible and names the one
-    true reason. Eligible: r_task = 2·(parts right / 4) − 1 over line, action, reason and
-    method (or variant), at most 0 when more than one was started, −1 when nothing was
-    started or the line is wrong. Not eligible: 1 when told right after checking, 0 when told right
-    without checking, −0.5 when told wrong, −1 for silence or a started return. correct iff
-    every part is right.
+    target line checked (and no line of an order the customer cannot mean), and the final
+    message says it is not eligible and names the one true reason. Eligible: r_task =
+    2·(parts right / 4) − 1 over line, action, reason and method (or variant), at most 0
+    when more than one was started, −1 when nothing was started or the line is wrong. Not
+    eligible: 1 when told right after checking, 0 when told right without checking, −0.5
+    when told wrong, −1 for silence or a started return. correct iff every part is right.
 Difficulty axes used:
     H_orders (orders to tell apart), p_missing (order day, reason, action, exchange values
     left out), p_switch (the customer changes the exchange size or colour), p_noise, T_max,
@@ -64,6 +64,11 @@ Version history:
     this item", "the return period is over", "the return window has expired/closed/ended"
     say the item cannot be returned ("not too late", "is not over yet" do not); such honest
     refusals scored −0.5.
+    2.4 — a refusal counts as checked only when every eligibility check (or refused start)
+    was about an order the customer's words can mean (``holder_ids``, or the order named by
+    number): "check every line of every order, then say the return window has passed" was
+    correct on 20 % of tasks without finding the item. Order ids are read as the tools read
+    them (blanks around them stripped).
 """
 
 from __future__ import annotations

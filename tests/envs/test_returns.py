@@ -431,3 +431,74 @@ def test_too_late_and_an_ended_window_say_not_eligible(text):
 )
 def test_not_too_late_is_no_refusal(text):
     assert not not_eligible_stated(text)
+
+
+def _refusal_rows(factory, n=12):
+    rows = [factory.make("returns", d, k).row for d in range(0, 13, 2) for k in range(n)]
+    return [r for r in rows if not r.decoded("goal")["eligible"]]
+
+
+def _checks(shop_env, row, order_ids):
+    """return_check_eligibility of every line of ``order_ids``, in turns of B_tool calls."""
+    calls = [
+        ("return_check_eligibility", {"order_id": oid, "product_id": ln["product_id"]})
+        for oid in order_ids
+        for ln in shop_env.store.lines_of(oid)
+    ]
+    size = row.axis("B_tool")
+    listing = assistant_message(0, [("orders_list", {})])  # shows the ids the checks use
+    return [
+        listing,
+        *(assistant_message(0, calls[i : i + size]) for i in range(0, len(calls), size)),
+    ]
+
+
+def test_a_refusal_after_checking_every_line_is_not_grounded(shop_env, factory):
+    """Checking every line of every order, then refusing, is right only by luck: the refusal
+    says nothing of which line it is about (2.4).
+
+    "Check every line, say the return window has passed" was correct on 20 % of returns
+    tasks (every not-eligible one refused for the window) without finding the item.
+    """
+    tried = 0
+    for row in _refusal_rows(factory):
+        goal = row.decoded("goal")
+        meant = {goal["order_id"], *goal["holder_ids"]}
+        others = [o for o in row.decoded("episode")["order_ids"] if o not in meant]
+        checks = _checks(shop_env, row, row.decoded("episode")["order_ids"])
+        if not others or len(checks) + 1 > row.axis("T_max"):
+            continue
+        final = json.loads(row.oracle)[-1]
+        score, _ = play(shop_env, row, [*checks, final])
+        assert not score.is_correct, row.task_id
+        assert score.r_task <= 0, row.task_id
+        tried += 1
+    assert tried > 0
+
+
+def test_checking_every_line_the_customer_could_mean_stays_right(shop_env, factory):
+    """An agent unsure which order is meant may check every order holding the item."""
+    tried = 0
+    for row in _refusal_rows(factory):
+        goal = row.decoded("goal")
+        holders = goal["holder_ids"] or [goal["order_id"]]
+        checks = _checks(shop_env, row, holders)
+        if len(checks) + 1 > row.axis("T_max"):
+            continue
+        score, _ = play(shop_env, row, [*checks, json.loads(row.oracle)[-1]])
+        assert score.is_correct, row.task_id
+        tried += 1
+    assert tried > 0
+
+
+def test_an_order_id_written_with_blanks_still_counts_as_checked(shop_env, factory):
+    """The tools read " 123-… " as the order (they strip it); the verifier must as well."""
+    row = _refusal_rows(factory)[0]
+    goal = row.decoded("goal")
+    args = {"order_id": f" {goal['order_id']} ", "product_id": goal["product_id"]}
+    if goal["variant_id"] is not None:
+        args["variant_id"] = goal["variant_id"]
+    listing = assistant_message(0, [("orders_list", {})])
+    check = assistant_message(0, [("return_check_eligibility", args)])
+    score, _ = play(shop_env, row, [listing, check, json.loads(row.oracle)[-1]])
+    assert score.is_correct
