@@ -48,7 +48,7 @@ Version history:
     2.0 — yes/no answers are a fair coin in every topic (red-team audit; not comparable with
     1.2): questions were drawn by clause count, the store's exceptions (clauses) say no and
     its defaults (none) yes, so nine answers in ten were no and "search, ask for everything,
-    say No" averaged reward +0.8 (93 % correct). A yes of the topic's default needs every
+    say No" averaged reward +0.8 (93% correct). A yes of the topic's default needs every
     fact the topic's exceptions test (``needed``), and a wrong yes/no costs r_task −1 (a
     coin is right half the time), a wrong number still −0.5: the blind "No" now averages
     ≈ 0 and the blind "Yes" ≈ +0.1 (the efficiency term of the lucky half).

@@ -67,7 +67,7 @@ Version history:
     2.4 — a refusal counts as checked only when every eligibility check (or refused start)
     was about an order the customer's words can mean (``holder_ids``, or the order named by
     number): "check every line of every order, then say the return window has passed" was
-    correct on 20 % of tasks without finding the item. Order ids are read as the tools read
+    correct on 20% of tasks without finding the item. Order ids are read as the tools read
     them (blanks around them stripped).
 """
 
