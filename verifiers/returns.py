@@ -59,10 +59,11 @@ def _order_of(args: dict[str, Any]) -> Any:
 def _checked(state: EpisodeState, goal: dict[str, Any]) -> bool:
     """The agent checked the target line, and only lines of orders the customer can mean.
 
-    A check is ``return_check_eligibility`` or a refused start. A refusal names no line, so one said after checking every line of every order is right
-    only when the target's reason happens to be the one said (the window, mostly): asking
-    about orders the customer cannot mean is fishing, not checking. The orders the words
-    can mean are the goal's ``holder_ids`` (the target's order when it was named by number).
+    A check is ``return_check_eligibility`` or a refused start. A refusal names no line, so
+    one said after checking every line of every order is right only when the target's reason
+    happens to be the one said (the window, mostly): asking about orders the customer cannot
+    mean is fishing, not checking. The orders the words can mean are the goal's
+    ``holder_ids`` (the target's order when it was named by number).
     """
     meant = {goal["order_id"], *goal.get("holder_ids", ())}
     target = False
