@@ -41,6 +41,9 @@ PROTECTED_KINDS: frozenset[str] = frozenset(
         "id",
         "order_ref",
         "date",
+        # The customer's whole stated preference (``constraints.preference_fact``): its strength
+        # words, brands and price/delivery anchors decide the ranking an agent is graded by.
+        "preference",
     }
 )
 

@@ -60,7 +60,7 @@ _COMMON = ("T_max", "B_tool", "p_missing", "p_noise")
 ENVS: tuple[EnvSpec, ...] = (
     _spec(
         "discovery",
-        "1.3",
+        "1.4",
         "find products meeting m constraints and recommend k of them",
         *_COMMON,
         "m",
@@ -72,7 +72,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "substitution",
-        "1.2",
+        "1.3",
         "recommend compatible substitutes for an out-of-stock product",
         *_COMMON,
         "m",

@@ -141,6 +141,7 @@ SlotKind = Literal[
     "date",
     "choice",
     "when",
+    "preference",
 ]
 StyleName = Literal["terse", "chatty", "polite", "impatient", "nonnative", "mobile"]
 

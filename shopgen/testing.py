@@ -15,6 +15,7 @@ and a refusal naming every reason a return can be refused for.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,7 @@ import pyarrow as pa
 from shopgen.env.episode import ShopEnv
 from shopgen.env.verifier import Score
 from shopgen.gen.tasks.base import Oracle, call, chunked, shown_ids
+from shopgen.gen.tasks.constraints import UTILITY_DIGITS, UTILITY_FLOOR
 from shopgen.schemas.tables import TASKS
 from shopgen.schemas.task import TaskRow
 from shopgen.taskgen import TaskFactory, assistant_message, decode_result
@@ -187,6 +189,107 @@ DEGENERATE: dict[str, Policy] = {
     "hedge_everything": hedge_everything,
     "refuse_every_reason": refuse_every_reason,
 }
+
+
+# --- reading a stated preference as an agent must -----------------------------------------
+
+#: Strength word → weight, as the discovery and substitution system prompts define them.
+_STRENGTHS = {"very much": 4.0, "quite a lot": 2.0, "a little": 1.0, "not at all": 0.0}
+_PART = re.compile(
+    r"^(a low price|a high rating|fast delivery|the brand|my favourite brands (?:.*))"
+    r" \((very much|quite a lot|a little|not at all)(?:: (.*))?\)$"
+)
+_IDEAL_WORST = re.compile(
+    r"^\$?([\d.]+)(?: stars?| days?)? is ideal, \$?([\d.]+)(?: stars?| days?)? the worst$"
+)
+
+
+def stated_utility(statement: str, card: dict[str, Any]) -> float:
+    """A product's utility computed from the customer's statement and its card alone.
+
+    An agent's reading of ``Preference.statement`` by the system prompt's rule (each factor
+    0 at the worst value named, 1 at the ideal, linear; a favourite brand 1; weights 4, 2, 1,
+    0), mapped to the goal's scale (``UTILITY_FLOOR`` + the rest × share of the total weight)
+    and rounded as goals store utilities. Written independently of ``Preference`` so a test
+    can hold the two equal: the statement names everything the verifier's utility uses.
+
+    Raises:
+        ValueError: a part of the statement this reading does not understand.
+    """
+    total = score = 0.0
+    for part in statement.split(", then "):
+        m = _PART.match(part)
+        if m is None:
+            raise ValueError(f"not a stated factor: {part!r}")
+        factor, strength, anchors = m.groups()
+        weight = _STRENGTHS[strength]
+        total += weight
+        if weight == 0:
+            continue
+        if factor == "the brand" or factor.startswith("my favourite brands"):
+            value = float(card["brand"] in re.findall(r'"([^"]*)"', factor))  # none named: 0
+        else:
+            a = _IDEAL_WORST.match(anchors or "")
+            if a is None:
+                raise ValueError(f"no ideal and worst values in {part!r}")
+            ideal, worst = float(a.group(1)), float(a.group(2))
+            x = {"a low price": "price", "a high rating": "rating", "fast delivery": "ship_days"}
+            at = float(card[x[factor]])
+            value = (worst - at) / (worst - ideal) if worst != ideal else 0.0
+        score += weight * value
+    share = score / total if total else 0.0
+    return round(UTILITY_FLOOR + (1.0 - UTILITY_FLOOR) * share, UTILITY_DIGITS)
+
+
+# --- ranking cheats: the right products, the customer's preference ignored ------------------
+
+
+def _oracle_turns(task: TaskRow) -> tuple[list[list[Any]], str]:
+    """The oracle's tool-call turns (``(name, arguments)`` lists) and its closing text."""
+    turns, final = [], ""
+    for m in json.loads(task.oracle):
+        if m.get("tool_calls"):
+            turns.append(
+                [
+                    (c["function"]["name"], json.loads(c["function"]["arguments"]))
+                    for c in m["tool_calls"]
+                ]
+            )
+        elif m.get("role") == "assistant":
+            final = m.get("content") or ""
+    return turns, final
+
+
+def seen_feasible_policy(arrange: Callable[[list[str], dict[str, float]], list[str]]) -> Policy:
+    """A cheat that searches as the oracle does and knows which shown products are feasible.
+
+    It recommends k of them in the order ``arrange(shown feasible ids, id → utility)`` gives:
+    the strongest ranking-blind agent: it gets every hard constraint right (it reads the
+    goal's stored feasible in-stock list), so only the order it ignores can fail it. For
+    discovery and substitution goals (``goal["feasible"]``).
+    """
+
+    def policy(task: TaskRow) -> Oracle:
+        goal = task.decoded("goal")
+        utilities = {pid: u for pid, u, *_ in goal["feasible"]}
+        turns, final = _oracle_turns(task)
+        seen: dict[str, None] = {}
+        for turn in turns:
+            calls = [c for c in turn if c[0] != "recommend_products"]
+            if calls:
+                seen.update(dict.fromkeys(shown_ids((yield calls))))
+        picks = arrange([p for p in seen if p in utilities], utilities)[: int(goal["k_rec"])]
+        if picks:
+            yield [call("recommend_products", product_ids=picks)]
+        yield final
+
+    return policy
+
+
+#: Feasible shown products, lowest utility first: the preference read backwards.
+worst_first = seen_feasible_policy(lambda ids, u: sorted(ids, key=lambda p: (u[p], p)))
+#: Feasible shown products in the order the searches showed them: the preference ignored.
+search_order = seen_feasible_policy(lambda ids, u: ids)
 
 
 def run_policy(env: ShopEnv, task: TaskRow, policy: Policy) -> Score | None:

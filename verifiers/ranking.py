@@ -10,8 +10,11 @@ r_task = clip(2·(½·q + ½·min(1, nDCG/τ)) − 1 − ½·oos/k, −1, 1), wh
 
 - q = (feasible in-stock products among the first k − products beyond k) / k, at least −1:
   dumping every search hit drives it to −1;
-- nDCG@k uses utilities as gains (0 for an infeasible or out-of-stock product) against the
-  stored ideal list, whose DCG is positive by construction;
+- nDCG@k uses shifted utilities as gains, ``gain(u, gain_floor)`` (the goal's floor: its
+  stored feasible list's lowest utility less a small margin; 0 for an infeasible or
+  out-of-stock product) against the stored ideal list, whose DCG is positive by construction.
+  Raw utilities bunch so closely that any order of feasible products passed (worst first: 40%
+  of tasks); goals from before the floor (no ``gain_floor``) are graded on raw utilities;
 - oos counts recommended products out of stock in the episode (an extra penalty).
 
 It equals 1 exactly when the list is correct: k products, all feasible and in stock, nDCG ≥ τ.
@@ -24,7 +27,7 @@ from typing import Any, NamedTuple
 
 from shopgen.env.state import EpisodeState
 from shopgen.gen.store import BoundedCache
-from shopgen.gen.tasks.constraints import Constraints, Preference, dcg, discounts
+from shopgen.gen.tasks.constraints import Constraints, Preference, dcg, discounts, gain
 from shopgen.verifiers.rows import PerObject, graded_by_records
 
 
@@ -37,6 +40,7 @@ class _Goal(NamedTuple):
     graded: BoundedCache  # memo of whole lists (see grade), filled as graded
     attr_names: tuple[str, ...]  # the constrained attributes, in the constraints' order
     k: int
+    floor: float  # gains are utilities above it (the goal's gain_floor; 0 for older goals)
     tau: float
     discount: tuple[float, ...]  # constraints.discounts(k): log2(i + 2) of the first k positions
     idcg: float  # the DCG of the ideal list's first k gains (positive)
@@ -51,7 +55,8 @@ def _parse(goal: dict[str, Any]) -> _Goal:
     """
     k = int(goal["k_rec"])
     by = discounts(k)
-    idcg = dcg([u for _, u, *_ in goal["feasible"][:k]], by)
+    floor = float(goal.get("gain_floor", 0.0))
+    idcg = dcg([gain(u, floor) for _, u, *_ in goal["feasible"][:k]], by)
     if idcg <= 0:
         raise ValueError("ideal DCG must be positive")
     cons = Constraints.from_dict(goal["constraints"])
@@ -62,6 +67,7 @@ def _parse(goal: dict[str, Any]) -> _Goal:
         BoundedCache(GRADED_LIMIT),
         tuple(cons.attrs),
         k,
+        floor,
         float(goal["ndcg_threshold"]),
         by,
         idcg,
@@ -108,8 +114,8 @@ def _judged(g: _Goal, pid: str, fact: dict[str, Any]) -> tuple[tuple[str, ...], 
             g.judged.clear()
         broken = g.cons.broken(pid, fact)
         in_stock = fact["stock_qty"] > 0
-        gain = g.pref.utility(fact) if not broken and in_stock else 0.0
-        hit = g.judged[key] = (tuple(broken), in_stock, gain)
+        value = gain(g.pref.utility(fact), g.floor) if not broken and in_stock else 0.0
+        hit = g.judged[key] = (tuple(broken), in_stock, value)
     return hit
 
 

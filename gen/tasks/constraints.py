@@ -11,16 +11,20 @@ in Polars, the reference the masks are tested against. The verifier re-checks ea
 :meth:`Constraints.holds` and :meth:`Preference.utility` on the facts the runtime recorded; both
 sides use the same float arithmetic in the same order, rounded to :data:`UTILITY_DIGITS`.
 
-Ranking is graded by nDCG@k with gains equal to utilities (:func:`ndcg`): the ideal DCG comes
-from the top k of the stored feasible set, whose utilities are > 0 by construction, so the
-denominator is never zero.
+Ranking is graded by nDCG@k with gains shifted by a floor (:func:`gain`, :func:`gain_floor`):
+a product's gain is its utility above the lowest utility of the stored feasible list, plus
+:data:`GAIN_MARGIN`. Utilities within one task's feasible set bunch closely (0.24–0.36, say),
+so with raw utilities as gains nDCG barely depended on the order: the feasible products worst
+first were still correct in 40% of tasks, and an agent ignoring the stated preference in
+65–75%. The margin keeps every stored gain, and so the ideal DCG, positive.
 
 Decidable from cards (issue #7): every constraint refers to a fact a search card shows (price,
 rating, ship days, brand, key attribute values; :func:`visible_attrs` keeps only attribute
 values a card names unambiguously), and a utility is a function of card facts and the stated
-preference (:meth:`Preference.statement`), up to the category's price and shipping range,
-which an agent estimates from the cards it has seen. The category itself is not on a card:
-titles name the product kind, and ``catalog_get_product`` shows the category.
+preference (:meth:`Preference.statement`), which names the anchors the normalisation uses
+(the category's price range rounded outwards to whole dollars, its shipping days), so an agent
+computes every card's utility exactly. The category itself is not on a card: titles name the
+product kind, and ``catalog_get_product`` shows the category.
 """
 
 from __future__ import annotations
@@ -44,8 +48,12 @@ UTILITY_DIGITS = 6
 FEASIBLE_CAP = 50
 #: nDCG@k a recommendation list must reach to be correct (the oracle's list always does).
 NDCG_THRESHOLD = 0.9
-#: Floor added to every utility so a feasible product's gain is never zero.
+#: Floor added to every utility so a feasible product's utility is never zero.
 UTILITY_FLOOR = 0.05
+#: Gain of the lowest-utility product of a goal's stored feasible list (:func:`gain_floor`):
+#: a hundredth of the utility scale, so a list of one product (or of ties) has a positive
+#: ideal DCG while the order of distinct utilities still decides nDCG.
+GAIN_MARGIN = 0.01
 _PREF_KEYS = ("price", "rating", "ship_speed", "brand_loyalty")
 #: How the customer names each preference factor (the brand factor names the liked brands).
 FACTOR_WORDS = {
@@ -183,7 +191,9 @@ class Preference:
 
     Price and shipping are normalised over the whole category (``price_lo``…``price_hi``,
     ``ship_lo``…``ship_hi``), so a product's utility does not depend on which other products
-    happen to be feasible.
+    happen to be feasible. The customer says these anchors (:meth:`statement`); generation
+    rounds the price range outwards to whole dollars (:meth:`Tables.bounds`), so the values
+    said are the values used.
     """
 
     weights: dict[str, float]
@@ -234,18 +244,34 @@ class Preference:
         return sorted(_PREF_KEYS, key=lambda k: (-self.weights[k], _PREF_KEYS.index(k)))
 
     def statement(self) -> str:
-        """The whole preference in words: every factor in weight order with its strength.
+        """The whole preference in words: every factor in weight order, strength and anchors.
 
-        ``"a low price (very much), then a high rating (a little), then fast delivery (a
-        little), then the brand (not at all)"``. The strength words name the weights exactly
-        (:data:`LEVELS`), so an agent that reads them can rank as the verifier does.
+        ``"a low price (very much: $19 is ideal, $180 the worst), then a high rating (a
+        little: 5 stars is ideal, 1 star the worst), then fast delivery (a little: 1 day is
+        ideal, 9 days the worst), then the brand (not at all)"``. The strength words name the
+        weights exactly (:data:`LEVELS`) and each weighed factor names the values its score
+        runs between (0 at the worst, 1 at the ideal, linear), the very numbers
+        :meth:`utility` normalises with, so an agent that reads them computes each card's
+        utility as the verifier does. Before 1.4 the price and shipping anchors were unsaid
+        (the whole category's range) and an agent could only estimate them from cards.
         """
         words = {w: say for say, w in LEVELS}
-        parts = [
-            f"{_factor_words(k, self.brands, liked=self.weights[k] > 0)} ({words[self.weights[k]]})"
-            for k in self.order()
-        ]
+        parts = []
+        for k in self.order():
+            w = self.weights[k]
+            said = words[w] + (f": {self.anchors(k)}" if w > 0 and k != "brand_loyalty" else "")
+            parts.append(f"{_factor_words(k, self.brands, liked=w > 0)} ({said})")
         return ", then ".join(parts)
+
+    def anchors(self, key: str) -> str:
+        """A factor's ideal and worst values in words (:meth:`statement`), as the formula uses them."""
+        if key == "price":
+            return f"{dollars(self.price_lo)} is ideal, {dollars(self.price_hi)} the worst"
+        if key == "rating":
+            return "5 stars is ideal, 1 star the worst"
+        if key == "ship_speed":
+            return f"{_days(self.ship_lo)} is ideal, {_days(self.ship_hi)} the worst"
+        raise ValueError(f"factor {key!r} has no anchors")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form stored in the goal."""
@@ -269,6 +295,39 @@ class Preference:
             ship_lo=int(d["ship_lo"]),
             ship_hi=int(d["ship_hi"]),
         )
+
+
+def dollars(x: float) -> str:
+    """A price as the customer says it: ``$19`` for whole dollars, else ``$19.99``."""
+    return f"${int(x)}" if float(x).is_integer() else f"${x:.2f}"
+
+
+def _days(n: int) -> str:
+    return f"{n} day" if n == 1 else f"{n} days"
+
+
+def gain_floor(utilities: Sequence[float]) -> float:
+    """The floor gains are measured from: the lowest stored utility less :data:`GAIN_MARGIN`.
+
+    ``utilities``: a goal's stored feasible list (best first, :data:`FEASIBLE_CAP` at most).
+    Its lowest product gains :data:`GAIN_MARGIN` (> 0, so the ideal DCG is positive); the
+    products past the cap, lower still, gain (nearly) nothing.
+
+    Raises:
+        ValueError: no utilities (a goal without feasible products).
+    """
+    if not utilities:
+        raise ValueError("no feasible utilities to take a gain floor from")
+    return round(min(utilities) - GAIN_MARGIN, UTILITY_DIGITS)
+
+
+def gain(utility: float, floor: float) -> float:
+    """A feasible in-stock product's nDCG gain: its utility above ``floor``, never negative.
+
+    The generator's findability check (``recsearch.play``) and the verifier
+    (``verifiers.ranking``) both call this, so they compute the same floats.
+    """
+    return max(0.0, round(utility - floor, UTILITY_DIGITS))
 
 
 def ndcg(gains: Iterable[float], ideal: Iterable[float]) -> float:
@@ -426,12 +485,16 @@ class Tables:
         return hit
 
     def bounds(self, category: str) -> tuple[float, float, int, int]:
-        """(price_lo, price_hi, ship_lo, ship_hi) of a category, for utility normalisation."""
+        """(price_lo, price_hi, ship_lo, ship_hi) of a category, for utility normalisation.
+
+        The price range is rounded outwards to whole dollars: the customer says these anchors
+        (:meth:`Preference.statement`), and a said "$19" must be the value the formula uses.
+        """
         if category not in self._bounds:
             c = self.columns(category)
             self._bounds[category] = (
-                float(c.price.min()),
-                float(c.price.max()),
+                float(math.floor(c.price.min())),
+                float(math.ceil(c.price.max())),
                 int(c.ship_days.min()),
                 int(c.ship_days.max()),
             )
@@ -542,10 +605,15 @@ PRIORITY_WORDS = [
 
 
 def preference_fact(pref: Preference) -> dict[str, Any]:
-    """The ``priority`` fact (``Draft.facts``): the whole preference, said when asked."""
+    """The ``priority`` fact (``Draft.facts``): the whole preference, said when asked.
+
+    Of kind ``preference``, which typo noise leaves byte-for-byte (``gen.slots``): its
+    numbers, strength words and brands decide the ranking ("$115 is ideal" must not reach the
+    agent as "$1155 is iddeal").
+    """
     return {
         "value": pref.statement(),
-        "kind": "text",
+        "kind": "preference",
         "label": "priority order",
         "keywords": PRIORITY_WORDS,
     }
@@ -732,14 +800,15 @@ def feasible_set(
 def goal_fields(ctx: GenContext, cons: Constraints, fs: FeasibleSet, k: int) -> dict[str, Any]:
     """The ranking part of a goal: the ideal list, capped feasible set, sizes, threshold.
 
-    ``feasible`` rows are ``[product_id, utility, brand]``, best first.
+    ``feasible`` rows are ``[product_id, utility, brand]``, best first; ``gain_floor``
+    (:func:`gain_floor` of their utilities) is what nDCG gains are measured from.
     """
     cols = tables(ctx).columns(cons.category)
+    stored = fs.ranked[:FEASIBLE_CAP]
     return {
         "product_ids": [pid for pid, _ in fs.ranked[:k]],
-        "feasible": [
-            [pid, u, cols.brand[cols.position[pid]]] for pid, u in fs.ranked[:FEASIBLE_CAP]
-        ],
+        "feasible": [[pid, u, cols.brand[cols.position[pid]]] for pid, u in stored],
+        "gain_floor": gain_floor([u for _, u in stored]),
         "feasible_size": fs.size,
         "feasible_in_stock": len(fs.ranked),
         "out_of_stock": fs.out_of_stock,

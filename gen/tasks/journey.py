@@ -111,6 +111,9 @@ Version history:
           steps by returns 2.4's verifier (four graded parts; "too late to return it" is a
           refusal; checks only of orders the customer can mean). No change of journey's own
           code for them.
+          Discovery and substitution steps are drawn and graded by discovery 1.4's and
+          substitution 1.3's code (stated utility anchors, gains above the goal's floor);
+          the system prompt says how the customer's strength words weigh.
 """
 
 from __future__ import annotations

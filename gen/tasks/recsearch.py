@@ -2,7 +2,8 @@
 
 The oracle may read the hidden goal to *decide* (which shown products are feasible and best)
 but recommends only products a tool showed it. It searches with what the customer said; when
-the best list among shown products does not reach the nDCG threshold it searches more
+the best list among shown products does not reach the nDCG threshold (on the verifier's
+gains, ``constraints.gain`` above the goal's ``gain_floor``) it searches more
 specifically (one query per brand of the best feasible products not yet seen). When the turn
 budget runs out first the draw is unusable and it raises :class:`Redraw`, so every accepted
 task's ideal-by-findability list is correct by construction (issue #7).
@@ -25,7 +26,7 @@ from shopgen.gen.difficulty import Theta
 from shopgen.gen.slots import Slot
 from shopgen.gen.switches import Switch, plan_switch
 from shopgen.gen.tasks.base import Call, Oracle, Redraw, call, shown_ids
-from shopgen.gen.tasks.constraints import Columns, Constraints, constraints_from, ndcg
+from shopgen.gen.tasks.constraints import Columns, Constraints, constraints_from, gain, ndcg
 from shopgen.schemas.task import TaskRow
 
 #: What the oracle asks for each omitted slot (words the simulated customer understands).
@@ -137,9 +138,11 @@ def play(
     goal = task.decoded("goal")
     k, tau = int(goal["k_rec"]), float(goal["ndcg_threshold"])
     budget, t_max = task.axis("B_tool"), task.axis("T_max")
+    floor = float(goal.get("gain_floor", 0.0))
     feasible = {pid: u for pid, u, _ in goal["feasible"]}
+    gains = {pid: gain(u, floor) for pid, u in feasible.items()}  # as the verifier's gains
     brands = [(pid, b) for pid, _, b in goal["feasible"]]
-    ideal = [u for _, u, _ in goal["feasible"][:k]]
+    ideal = [gains[pid] for pid, _, _ in goal["feasible"][:k]]
     seen: set[str] = set()
     turns, pending, asked = 0, list(queries), set()
     if first:
@@ -147,7 +150,7 @@ def play(
         turns += 1
     while True:
         best = best_list(seen, feasible, k)
-        if len(best) == k and ndcg([feasible[p] for p in best], ideal) >= tau:
+        if len(best) == k and ndcg([gains[p] for p in best], ideal) >= tau:
             break
         if not pending:
             for pid, brand in brands:

@@ -38,6 +38,10 @@ Version history:
           ``priority`` fact states the whole preference (four factors in weight order with a
           strength word each, ``Preference.statement``) and the ranking uses exactly the
           stated weights (``constraints.LEVELS``).
+    1.3 — as discovery 1.4: the stated preference names the utility's anchors (exactly
+          computable from cards) and nDCG gains are utilities above the goal's
+          ``gain_floor``; worst-first lists of feasible substitutes were correct on 40% of
+          tasks and search order on 65% (now 0% and 18%, cat5k, n = 40).
 """
 
 from __future__ import annotations

@@ -12,11 +12,20 @@ from hypothesis import strategies as st
 
 from shopgen.env.episode import ShopEnv
 from shopgen.env.state import EpisodeState
-from shopgen.gen.tasks.constraints import Constraints, ndcg, tables
+from shopgen.gen.tasks.constraints import Constraints, Preference, ndcg, tables
 from shopgen.schemas.errors import ConfigError
 from shopgen.taskgen import TaskFactory, assistant_message
-from shopgen.testing import check_env, check_recommend_switch
+from shopgen.testing import (
+    check_env,
+    check_recommend_switch,
+    run_policy,
+    scored_with_final,
+    search_order,
+    stated_utility,
+    worst_first,
+)
 from shopgen.verifiers.ranking import grade
+from shopgen.verifiers.reward import MAX_REWARD
 
 ENV = "discovery"
 
@@ -237,8 +246,11 @@ def check_constraints_on_cards(rows: list, catalog: Path) -> None:
     assert checked
 
 
-def test_constraints_are_visible_on_cards(rows: list, indexed_catalog_dir: Path) -> None:
-    check_constraints_on_cards(rows, indexed_catalog_dir)
+def test_constraints_are_visible_on_cards(
+    rows: list, factory: TaskFactory, indexed_catalog_dir: Path
+) -> None:
+    more = [factory.make(ENV, d, 1).row for d in range(6, 13)]  # attribute constraints at last
+    check_constraints_on_cards(rows + more, indexed_catalog_dir)
 
 
 FACTOR_WORDS = {
@@ -287,3 +299,90 @@ def test_the_kind_of_product_the_customer_names_is_one_category(factory: TaskFac
     assert t.said_name("womens_jeans") == "jeans from women's clothing"
     shared = {leaf.name.lower() for leaf in leaves if t.said_name(leaf.id) != leaf.name.lower()}
     assert shared == {"jeans"}  # a unique leaf name is said as it is
+
+
+# --- ranking: decidable from the statement, and biting --------------------------------------
+
+
+def _statement(row) -> str:
+    """The customer's ``priority`` fact: what they answer when asked what matters."""
+    slots = row.decoded("user_script")["slots"]
+    return next(s["value"] for s in slots if s["name"].endswith("priority"))
+
+
+def check_statement_gives_utilities(rows: list, catalog: Path) -> None:
+    """From the statement and the cards' facts alone, every stored utility, exactly.
+
+    The anchors said are the preference's own (whole dollars around the category's prices),
+    so an agent that reads them computes what the verifier grades (before discovery 1.4 the
+    price and delivery range were unsaid and could only be estimated from cards).
+    """
+    checked = 0
+    for row in rows:
+        goal = row.decoded("goal")
+        pref = Preference.from_dict(goal["preference"])
+        said = _statement(row)
+        assert said == pref.statement()
+        for key in ("price", "rating", "ship_speed"):
+            assert (pref.anchors(key) in said) == (pref.weights[key] > 0), (key, said)
+        assert pref.price_lo.is_integer()
+        assert pref.price_hi.is_integer()
+        facts = _facts(catalog, [pid for pid, *_ in goal["feasible"]])
+        prices = [f["price"] for f in facts.values()]
+        assert pref.price_lo <= min(prices)
+        assert max(prices) <= pref.price_hi
+        for pid, u, *_ in goal["feasible"]:
+            assert stated_utility(said, facts[pid]) == pytest.approx(u, abs=1e-6), (pid, said)
+            checked += 1
+    assert checked
+
+
+def test_statement_gives_every_stored_utility(rows: list, indexed_catalog_dir: Path) -> None:
+    check_statement_gives_utilities(rows, indexed_catalog_dir)
+
+
+def check_ranking_bites(shop: ShopEnv, rows: list) -> dict[str, int]:
+    """Feasible in-stock lists that ignore the preference fail; with raw gains they passed.
+
+    ``worst_first`` and ``search_order`` get every hard constraint right (they read the
+    goal's feasible list) and search as the oracle does. Returns how many tasks each got
+    correct, graded as shipped and as before the gain floor (raw utilities as gains).
+    """
+    out = {}
+    for label, policy in (("worst_first", worst_first), ("search_order", search_order)):
+        now = old = 0
+        for row in rows:
+            goal = row.decoded("goal")
+            raw = {k: v for k, v in goal.items() if k != "gain_floor"}
+            before = row.model_copy(update={"goal": json.dumps(raw)})
+            now += run_policy(shop, row, policy).is_correct
+            old += run_policy(shop, before, policy).is_correct
+        out[label], out[f"{label}_raw_gains"] = now, old
+    return out
+
+
+#: Ranking-blind lists correct on at most this share of tasks. Measured on the fixture (20
+#: tasks per env, 11 of them with no more feasible in-stock products than k): worst first 0
+#: of 20 in both envs; search order 6 of 20 discovery, 1 of 20 substitution (searches that
+#: happen to show the best products first, or few feasible products that nearly tie). On raw
+#: utilities as gains worst first passed 6 and 5 of 20, search order 14 and 11 of 20.
+BLIND_SHARE = {"worst_first": 0.05, "search_order": 0.35}
+
+
+@pytest.fixture(scope="module")
+def spread(factory: TaskFactory) -> list:
+    return [factory.make(ENV, d, i).row for d in (0, 3, 6, 9, 12) for i in range(4)]
+
+
+def test_ranking_blind_lists_are_not_correct(shop: ShopEnv, spread: list) -> None:
+    got = check_ranking_bites(shop, spread)
+    for label, share in BLIND_SHARE.items():
+        assert got[label] <= share * len(spread), got
+        assert got[f"{label}_raw_gains"] > got[label], got  # the floor is what makes it bite
+
+
+def test_oracle_correct_at_every_d(shop: ShopEnv, rows: list) -> None:
+    for row in rows:
+        _, oracle = scored_with_final(shop, row, "Here are my picks.")
+        assert oracle.is_correct, row.d
+        assert oracle.reward == pytest.approx(MAX_REWARD), row.d

@@ -125,3 +125,34 @@ def test_preference_answer_names_four_factors_in_order(shop: ShopEnv) -> None:
 
     factory = TaskFactory(shop, seed=3)
     check_preference_answer(shop, [factory.make(ENV, 0, k).row for k in range(6)])
+
+
+@pytest.fixture(scope="module")
+def spread(shop: ShopEnv) -> list:
+    f = TaskFactory(shop, seed=0)
+    return [f.make(ENV, d, i).row for d in (0, 3, 6, 9, 12) for i in range(4)]
+
+
+def test_statement_gives_every_stored_utility(rows: list, indexed_catalog_dir: Path) -> None:
+    from test_discovery import check_statement_gives_utilities
+
+    check_statement_gives_utilities(rows, indexed_catalog_dir)
+
+
+def test_ranking_blind_lists_are_not_correct(shop: ShopEnv, spread: list) -> None:
+    from test_discovery import BLIND_SHARE, check_ranking_bites
+
+    got = check_ranking_bites(shop, spread)
+    for label, share in BLIND_SHARE.items():
+        assert got[label] <= share * len(spread), got
+        assert got[f"{label}_raw_gains"] > got[label], got
+
+
+def test_oracle_correct_at_every_d(shop: ShopEnv, rows: list) -> None:
+    from shopgen.testing import scored_with_final
+    from shopgen.verifiers.reward import MAX_REWARD
+
+    for row in rows:
+        _, oracle = scored_with_final(shop, row, "Here are my picks.")
+        assert oracle.is_correct, row.d
+        assert oracle.reward == pytest.approx(MAX_REWARD), row.d

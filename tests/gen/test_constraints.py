@@ -6,10 +6,23 @@ import json
 
 import numpy as np
 import polars as pl
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shopgen.gen.tasks.constraints import Columns, Constraints, Preference, rank
+from shopgen.gen.tasks.constraints import (
+    GAIN_MARGIN,
+    LEVELS,
+    Columns,
+    Constraints,
+    Preference,
+    dcg,
+    discounts,
+    gain,
+    gain_floor,
+    rank,
+)
+from shopgen.testing import stated_utility
 
 BRANDS = ["Acme", "Bolt", "Cora"]
 NAMES = ["color", "size", "fit"]
@@ -154,3 +167,60 @@ def test_rank_is_the_sort_by_utility_then_id(
     u = pref.utilities(cols, rows).tolist()
     order = sorted(range(len(rows)), key=lambda i: (-u[i], cols.product_id[rows[i]]))
     assert rank(cols, pref, rows) == [(cols.product_id[rows[i]], u[i]) for i in order]
+
+
+_LEVEL = st.sampled_from([w for _, w in LEVELS])
+
+
+@given(
+    st.lists(_LEVEL, min_size=4, max_size=4),
+    st.lists(st.sampled_from(["Acme", "Bolt & Co.", "Dune"]), max_size=2, unique=True),
+    st.tuples(st.integers(0, 300), st.integers(0, 3000)).map(sorted),
+    st.tuples(st.integers(1, 5), st.integers(1, 12)).map(sorted),
+    st.lists(
+        st.tuples(
+            st.floats(0.0, 1.0),
+            st.sampled_from([1.0, 1.5, 2.0, 3.5, 4.0, 4.5, 5.0]),
+            st.floats(0.0, 1.0),
+            st.sampled_from(["Acme", "Bolt & Co.", "Dune", "Zeta"]),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+)
+def test_the_statement_alone_gives_each_utility(
+    weights: list[float], brands: list[str], price: list[int], days: list[int], facts: list
+) -> None:
+    """An agent reading the statement (anchors and strength words) computes every utility."""
+    pref = Preference(
+        weights=dict(zip(("price", "rating", "ship_speed", "brand_loyalty"), weights, strict=True)),
+        brands=tuple(brands),
+        price_lo=float(price[0]),
+        price_hi=float(price[1]),
+        ship_lo=days[0],
+        ship_hi=days[1],
+    )
+    said = pref.statement()
+    for key in ("price", "rating", "ship_speed"):
+        assert (pref.anchors(key) in said) == (pref.weights[key] > 0)
+    for p, rating, s, brand in facts:
+        card = {
+            "price": round(price[0] + p * (price[1] - price[0]), 2),
+            "rating": rating,
+            "ship_days": round(days[0] + s * (days[1] - days[0])),
+            "brand": brand,
+        }
+        assert stated_utility(said, card) == pytest.approx(pref.utility(card), abs=1e-6)
+
+
+@given(st.lists(st.floats(0.05, 1.0), min_size=1, max_size=50), st.integers(1, 8))
+def test_gains_from_the_floor_keep_the_ideal_positive(utilities: list[float], k: int) -> None:
+    stored = sorted((round(u, 6) for u in utilities), reverse=True)
+    floor = gain_floor(stored)
+    gains = [gain(u, floor) for u in stored]
+    assert min(gains) == pytest.approx(GAIN_MARGIN)
+    assert all(g > 0 for g in gains)
+    assert dcg(gains[:k], discounts(k)) > 0
+    assert gain(floor - 0.5, floor) == 0.0  # a feasible product far below the stored list
+    with pytest.raises(ValueError, match="no feasible utilities"):
+        gain_floor([])

@@ -13,11 +13,10 @@ from shopgen.gen.store import CatalogStore
 from shopgen.gen.tasks.constraints import LEVELS, Preference
 from shopgen.policies.evaluate import evaluate, generated_rows
 from shopgen.policies.heuristic.recommend import (
-    Needs,
     of_category,
-    read_preference,
+    ranked,
+    read_needs,
     same_kind,
-    utility,
 )
 
 KEYS = {"price": "price", "rating": "rating", "ship_speed": "ship", "brand_loyalty": "brand"}
@@ -27,19 +26,45 @@ _BRAND = st.text(alphabet="ABCdefgh &.'", min_size=1, max_size=14).map(str.strip
 @given(
     levels=st.lists(st.sampled_from([w for _, w in LEVELS]), min_size=4, max_size=4).filter(any),
     brands=st.lists(_BRAND.filter(lambda b: '"' not in b), max_size=3, unique=True),
+    price=st.tuples(st.integers(0, 500), st.integers(0, 2000)).map(sorted),
+    days=st.tuples(st.integers(1, 9), st.integers(1, 14)).map(sorted),
 )
-def test_statement_reads_back_to_the_weights(levels: list[float], brands: list[str]) -> None:
+def test_statement_reads_back_to_the_weights_and_anchors(
+    levels: list[float], brands: list[str], price: list[int], days: list[int]
+) -> None:
     weights = dict(zip(KEYS, levels, strict=True))
     pref = Preference(
-        weights=weights, brands=tuple(brands), price_lo=1, price_hi=9, ship_lo=1, ship_hi=5
+        weights=weights,
+        brands=tuple(brands),
+        price_lo=float(price[0]),
+        price_hi=float(price[1]),
+        ship_lo=days[0],
+        ship_hi=days[1],
     )
-    read, liked = read_preference(f"Sure: the priority order is {pref.statement()}.")
-    assert read == {KEYS[k]: w for k, w in weights.items()}
-    assert liked == (tuple(brands) if weights["brand_loyalty"] else ())
+    needs = read_needs(f"Sure: the priority order is {pref.statement()}.")
+    assert needs.weights == {KEYS[k]: w for k, w in weights.items()}
+    assert needs.brands == (tuple(brands) if weights["brand_loyalty"] else ())
+    said_price = (pref.price_lo, pref.price_hi) if weights["price"] else None
+    said_days = (pref.ship_lo, pref.ship_hi) if weights["ship_speed"] else None
+    assert (needs.price_anchors, needs.day_anchors) == (said_price, said_days)
+    # The anchors are no budget, rating floor or delivery time.
+    assert (needs.price_max, needs.rating_min, needs.ship_days_max) == (None, None, None)
 
 
-def test_stated_weights_rank_cards_as_the_verifier() -> None:
-    """With the category's range as scale, the agent's utility orders as Preference.utility."""
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1000, 9000).map(lambda c: c / 100),
+            st.sampled_from([1.0, 2.5, 3.0, 4.0, 4.5, 5.0]),
+            st.integers(1, 7),
+            st.sampled_from(["Acme", "Bolt", "X"]),
+        ),
+        min_size=2,
+        max_size=8,
+    )
+)
+def test_stated_weights_rank_cards_as_the_verifier(facts: list[tuple]) -> None:
+    """From the statement alone (the cards' own range says nothing), the verifier's order."""
     pref = Preference(
         weights={"price": 4.0, "rating": 1.0, "ship_speed": 2.0, "brand_loyalty": 1.0},
         brands=("Acme",),
@@ -48,17 +73,14 @@ def test_stated_weights_rank_cards_as_the_verifier() -> None:
         ship_lo=1,
         ship_hi=7,
     )
-    weights, brands = read_preference(pref.statement())
-    needs = Needs(weights=weights, brands=brands)
+    needs = read_needs(pref.statement())
     cards = [
         {"product_id": str(i), "price": p, "rating": r, "ship_days": s, "brand": b}
-        for i, (p, r, s, b) in enumerate(
-            [(20, 4.0, 3, "Acme"), (15, 3.0, 6, "Bolt"), (80, 5.0, 1, "Acme"), (40, 4.5, 2, "X")]
-        )
+        for i, (p, r, s, b) in enumerate(facts)
     ]
-    truth = sorted(cards, key=lambda c: -pref.utility(c))
-    mine = sorted(cards, key=lambda c: -utility(c, needs, (10.0, 90.0, 1.0, 7.0)))
-    assert [c["product_id"] for c in mine] == [c["product_id"] for c in truth]
+    truth = sorted(cards, key=lambda c: (-pref.utility(c), c["product_id"]))
+    mine = ranked(cards, needs)
+    assert [pref.utility(c) for c in mine] == [pref.utility(c) for c in truth]
 
 
 def test_same_kind_accepts_title_synonyms_but_not_other_kinds() -> None:

@@ -64,13 +64,16 @@ def _ranking_reference(goal, state):
         broken = cons.broken(pid, fact) if fact else ["unknown"]
         in_stock = bool(fact) and fact["stock_qty"] > 0
         ok = not broken and in_stock
-        gain = pref.utility(fact) if ok else 0.0
+        floor = goal.get("gain_floor", 0.0)  # goals from before the floor: raw utilities
+        gain = max(0.0, round(pref.utility(fact) - floor, 6)) if ok else 0.0
         items.append({"product_id": pid, "broken": broken, "in_stock": in_stock, "gain": gain})
     head = items[:k]
     n_ok = sum(1 for it in head if not it["broken"] and it["in_stock"])
     extra = max(0, len(recs) - k)
     q = max(-1.0, (n_ok - extra) / k)
-    ideal = [u for _, u, *_ in goal["feasible"][:k]]
+    ideal = [
+        max(0.0, round(u - goal.get("gain_floor", 0.0), 6)) for _, u, *_ in goal["feasible"][:k]
+    ]
     nd = ndcg([it["gain"] for it in head], ideal)
     oos = sum(1 for it in items if not it["in_stock"])
     r = 2 * (0.5 * q + 0.5 * min(1.0, nd / tau)) - 1 - 0.5 * oos / k
@@ -80,8 +83,11 @@ def _ranking_reference(goal, state):
     return r_task, correct, details
 
 
-def _ranking_goal(k: int, price_max: float | None, exclude: list[str]) -> dict:
+def _ranking_goal(
+    k: int, price_max: float | None, exclude: list[str], floor: float | None = None
+) -> dict:
     return {
+        **({} if floor is None else {"gain_floor": floor}),
         "constraints": Constraints(
             category="c1", price_max=price_max, attrs={"color": "red"}, exclude=tuple(exclude)
         ).to_dict(),
@@ -105,10 +111,11 @@ def _ranking_goal(k: int, price_max: float | None, exclude: list[str]) -> dict:
     k=st.integers(1, 3),
     price_max=st.none() | st.sampled_from([20.0, 100.0]),
     exclude=st.lists(st.sampled_from(PIDS), max_size=2),
+    floor=st.none() | st.sampled_from([0.39, 0.5]),
 )
-def test_ranking_grade_equals_the_plain_grade(lists, k, price_max, exclude):
+def test_ranking_grade_equals_the_plain_grade(lists, k, price_max, exclude, floor):
     """One goal object grades several states: its memos never answer for other facts."""
-    goal = _ranking_goal(k, price_max, exclude)
+    goal = _ranking_goal(k, price_max, exclude, floor)
     for state in lists:
         episode = _state(*state)
         assert ranking.grade(goal, episode) == _ranking_reference(goal, episode)

@@ -2,12 +2,15 @@
 
 The customer states hard requirements (price ceiling, rating floor, delivery days, brand,
 attribute values) in the first message or when asked, and their whole preference when asked
-what matters: the four factors in order, each with a strength word ("a low price (very much),
-then a high rating (a little), then …"; ``gen.tasks.constraints.Preference.statement``). A
-search card shows every fact those refer to (price, rating, shipping days, brand, stock, key
-attribute values), so the flow decides from cards alone: it asks, searches with every stated
-word, widens the search brand by brand while turns are left, and recommends the k shown
-products of the right kind that meet every requirement, best first by the stated weights.
+what matters: the four factors in order, each with a strength word and, for price and
+delivery, the values their score runs between ("a low price (very much: $19 is ideal, $180
+the worst), then a high rating (a little: 5 stars is ideal, 1 star the worst), then …";
+``gen.tasks.constraints.Preference.statement``). A search card shows every fact those refer
+to (price, rating, shipping days, brand, stock, key attribute values), so the flow decides
+from cards alone: it asks, searches with every stated word, widens the search brand by brand
+while turns are left, and recommends the k shown products of the right kind that meet every
+requirement, best first by the stated weights over the stated anchors (the cards' own range
+only where the customer named none).
 """
 
 from __future__ import annotations
@@ -40,9 +43,12 @@ _FACTORS = {
 _STRENGTH = {"very much": 4.0, "quite a lot": 2.0, "a little": 1.0, "not at all": 0.0}
 _STATED = re.compile(
     r"(a low price|a high rating|fast delivery|the brand|my favourite brands(?: \"[^\"]*\""
-    r"(?:,| and)?)+)\s*\((very much|quite a lot|a little|not at all)\)",
+    r"(?:,| and)?)+)\s*\((very much|quite a lot|a little|not at all)(?::\s*([^)]*))?\)",
     re.I,
 )
+#: A factor's anchors as stated: "$19 is ideal, $180 the worst", "1 day is ideal, 9 days …".
+_PRICE_ANCHORS = re.compile(r"\$(\d+(?:\.\d+)?) is ideal, \$(\d+(?:\.\d+)?) the worst")
+_DAY_ANCHORS = re.compile(r"(\d+) days? is ideal, (\d+) days? the worst")
 #: Weights used before the customer said what matters (every factor alike).
 EVEN = {"price": 1.0, "rating": 1.0, "ship": 1.0, "brand": 1.0}
 #: Shipping days assumed when no card has shown a range yet.
@@ -68,6 +74,9 @@ class Needs:
     attrs: list[tuple[str | None, str]] = field(default_factory=list)
     weights: dict[str, float] | None = None
     brands: tuple[str, ...] = ()
+    #: Stated anchors: (price ideal, price worst) and (days ideal, days worst), when said.
+    price_anchors: tuple[float, float] | None = None
+    day_anchors: tuple[float, float] | None = None
 
     def merge(self, other: Needs) -> None:
         """Take every requirement ``other`` states (a later statement wins)."""
@@ -77,6 +86,13 @@ class Needs:
         self.attrs = _merge_attrs(self.attrs, other.attrs)
         if other.weights is not None:
             self.weights, self.brands = other.weights, other.brands
+            self.price_anchors, self.day_anchors = other.price_anchors, other.day_anchors
+
+    def scale(self, seen: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        """The utility's (price_lo, price_hi, ship_lo, ship_hi): stated anchors, else ``seen``."""
+        lo, hi = self.price_anchors or seen[:2]
+        slo, shi = self.day_anchors or seen[2:]
+        return lo, hi, slo, shi
 
     def words(self) -> list[str]:
         """What a search should say besides the product: the brand and attribute values."""
@@ -90,14 +106,21 @@ def _merge_attrs(old: list, new: list) -> list:
 
 
 def read_needs(text: str) -> Needs:
-    """Requirements stated in a first message or a reply."""
+    """Requirements stated in a first message or a reply.
+
+    The preference statement is read first and taken out: its anchors ("$19 is ideal",
+    "5 stars is ideal") are not a budget, a rating floor or a delivery time.
+    """
+    pref = read_preference(text)
+    text = _STATED.sub(" ", text)
     needs = Needs(
         k=count_wanted(text) or _count_pair(text),
         price_max=money(text),
         rating_min=rating_floor(text),
         ship_days_max=ship_days(text) or _days_pair(text),
     )
-    needs.weights, needs.brands = read_preference(text)
+    needs.weights, needs.brands = pref[0], pref[1]
+    needs.price_anchors, needs.day_anchors = _anchors(pref[2])
     m = re.search(r"\bfrom ([A-Z][\w&.' -]*?)(?=,| and | under| rated| delivered|[.!?]|$)", text)
     pairs = dict(_PAIR.findall(text))
     needs.brand = pairs.get("brand") or (m.group(1).strip() if m else None)
@@ -105,20 +128,41 @@ def read_needs(text: str) -> Needs:
     return needs
 
 
-def read_preference(text: str) -> tuple[dict[str, float] | None, tuple[str, ...]]:
-    """The stated weights per factor and the liked brands, or (None, ()) if not stated."""
+def read_preference(
+    text: str,
+) -> tuple[dict[str, float] | None, tuple[str, ...], dict[str, str]]:
+    """The stated weights per factor, the liked brands and each factor's anchor words.
+
+    (None, (), {}) if no preference is stated. Anchor words are what follows a strength word
+    ("$19 is ideal, $180 the worst"), by ranking key (``price``, ``ship``, …).
+    """
     found = _STATED.findall(text)
     if not found:
-        return None, ()
+        return None, (), {}
     weights = dict.fromkeys(EVEN, 0.0)
     brands: tuple[str, ...] = ()
-    for factor, strength in found:
+    anchors: dict[str, str] = {}
+    for factor, strength, said in found:
         low = factor.lower()
         key = next(k for phrase, k in _FACTORS.items() if low.startswith(phrase))
         weights[key] = _STRENGTH[strength.lower()]
+        if said:
+            anchors[key] = said
         if key == "brand":
             brands = tuple(re.findall(r'"([^"]*)"', factor))
-    return weights, brands
+    return weights, brands, anchors
+
+
+def _anchors(
+    said: dict[str, str],
+) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
+    """(price ideal, worst) and (days ideal, worst) from :func:`read_preference`'s anchor words."""
+    price = _PRICE_ANCHORS.search(said.get("price", ""))
+    days = _DAY_ANCHORS.search(said.get("ship", ""))
+    return (
+        (float(price.group(1)), float(price.group(2))) if price else None,
+        (float(days.group(1)), float(days.group(2))) if days else None,
+    )
 
 
 def _count_pair(text: str) -> int | None:
@@ -235,8 +279,8 @@ def utility(card: dict[str, Any], needs: Needs, scale: tuple[float, float, float
     """How much the customer likes a product by their stated weights (the verifier's formula).
 
     Price and shipping days are normalised over ``scale`` = (price_lo, price_hi, ship_lo,
-    ship_hi), the range of the product kind's cards seen so far: the agent's estimate of the
-    category's range.
+    ship_hi): the anchors the customer stated (:meth:`Needs.scale`), else the range of the
+    product kind's cards seen so far.
     """
     w = needs.weights or EVEN
     lo, hi, slo, shi = scale
@@ -269,7 +313,7 @@ def ranked(
     """Items best first by :func:`utility` (scale: the items' own range unless given)."""
     if not items:
         return []
-    scale = scale or span(items)
+    scale = scale or needs.scale(span(items))
     return sorted(items, key=lambda c: (-utility(c, needs, scale), c["product_id"]))
 
 
@@ -433,7 +477,7 @@ def best(
     k = needs.k or 3
     kind = _kind(items, noun, anchor)
     kind = [c for c in kind if c["product_id"] not in skip]
-    scale = span(kind)
+    scale = needs.scale(span(kind))
     fits = ranked([c for c in kind if meets(c, needs)], needs, scale)
     if len(fits) < k:  # a stated value the cards do not show verbatim: loosen it
         loose = replace(needs, attrs=[])
