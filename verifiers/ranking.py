@@ -11,7 +11,7 @@ r_task = clip(2·(½·q + ½·min(1, nDCG/τ)) − 1 − ½·oos/k, −1, 1), wh
 - q = (feasible in-stock products among the first k − products beyond k) / k, at least −1:
   dumping every search hit drives it to −1;
 - nDCG@k uses shifted utilities as gains, ``gain(u, gain_floor)`` (the goal's floor: its
-  stored feasible list's lowest utility less a small margin; 0 for an infeasible or
+  in-stock feasible set's lowest utility less a small margin; 0 for an infeasible or
   out-of-stock product) against the stored ideal list, whose DCG is positive by construction.
   Raw utilities bunch so closely that any order of feasible products passed (worst first: 40%
   of tasks); goals from before the floor (no ``gain_floor``) are graded on raw utilities;

@@ -12,8 +12,8 @@ in Polars, the reference the masks are tested against. The verifier re-checks ea
 sides use the same float arithmetic in the same order, rounded to :data:`UTILITY_DIGITS`.
 
 Ranking is graded by nDCG@k with gains shifted by a floor (:func:`gain`, :func:`gain_floor`):
-a product's gain is its utility above the lowest utility of the stored feasible list, plus
-:data:`GAIN_MARGIN`. Utilities within one task's feasible set bunch closely (0.24–0.36, say),
+a product's gain is its utility above the lowest utility of the task's in-stock feasible set
+(the worst product the customer would still accept), plus :data:`GAIN_MARGIN`. Utilities within one task's feasible set bunch closely (0.24–0.36, say),
 so with raw utilities as gains nDCG barely depended on the order: the feasible products worst
 first were still correct in 40% of tasks, and an agent ignoring the stated preference in
 65–75%. The margin keeps every stored gain, and so the ideal DCG, positive.
@@ -46,11 +46,17 @@ from shopgen.schemas.taxonomy import Category
 UTILITY_DIGITS = 6
 #: Feasible products stored in a goal (best first); the size of the whole set is stored too.
 FEASIBLE_CAP = 50
-#: nDCG@k a recommendation list must reach to be correct (the oracle's list always does).
-NDCG_THRESHOLD = 0.9
+#: nDCG@k a recommendation list must reach to be correct (the oracle's list always does), on
+#: gains above the goal's floor (:func:`gain`). Measured on 5k products (40 tasks an env):
+#: at 0.85 the feasible products worst first are never correct, in search order on 28–42% of
+#: tasks (mostly ones with at most k feasible, where only the order counts), an agent ranking
+#: by the stated preference on 92–95%; 0.9 cut search order to 18% but made the generator
+#: redraw 0.47–0.93 draws a task at d = 5 on 100k products (0.33–0.73 at 0.85, 0.19–0.42 on
+#: raw utilities), and an honest agent cannot search as surely as the oracle reading the goal.
+NDCG_THRESHOLD = 0.85
 #: Floor added to every utility so a feasible product's utility is never zero.
 UTILITY_FLOOR = 0.05
-#: Gain of the lowest-utility product of a goal's stored feasible list (:func:`gain_floor`):
+#: Gain of the lowest-utility product of a goal's in-stock feasible set (:func:`gain_floor`):
 #: a hundredth of the utility scale, so a list of one product (or of ties) has a positive
 #: ideal DCG while the order of distinct utilities still decides nDCG.
 GAIN_MARGIN = 0.01
@@ -307,11 +313,14 @@ def _days(n: int) -> str:
 
 
 def gain_floor(utilities: Sequence[float]) -> float:
-    """The floor gains are measured from: the lowest stored utility less :data:`GAIN_MARGIN`.
+    """The floor gains are measured from: the lowest utility less :data:`GAIN_MARGIN`.
 
-    ``utilities``: a goal's stored feasible list (best first, :data:`FEASIBLE_CAP` at most).
-    Its lowest product gains :data:`GAIN_MARGIN` (> 0, so the ideal DCG is positive); the
-    products past the cap, lower still, gain (nearly) nothing.
+    ``utilities``: a goal's whole in-stock feasible set. Its lowest product gains
+    :data:`GAIN_MARGIN` (> 0, so the ideal DCG is positive). The whole set, not the stored
+    best :data:`FEASIBLE_CAP`: the cap is a storage limit, and its 50th product as the floor
+    made every pick below it worth nothing — at d = 5 on 100k products the findability check
+    then redrew 0.56 (discovery) and 1.15 (substitution) draws per task, 0.47 and 0.93 from
+    the whole set (0.19 and 0.42 on raw utilities).
 
     Raises:
         ValueError: no utilities (a goal without feasible products).
@@ -801,14 +810,15 @@ def goal_fields(ctx: GenContext, cons: Constraints, fs: FeasibleSet, k: int) -> 
     """The ranking part of a goal: the ideal list, capped feasible set, sizes, threshold.
 
     ``feasible`` rows are ``[product_id, utility, brand]``, best first; ``gain_floor``
-    (:func:`gain_floor` of their utilities) is what nDCG gains are measured from.
+    (:func:`gain_floor` of every in-stock feasible utility) is what nDCG gains are measured
+    from.
     """
     cols = tables(ctx).columns(cons.category)
     stored = fs.ranked[:FEASIBLE_CAP]
     return {
         "product_ids": [pid for pid, _ in fs.ranked[:k]],
         "feasible": [[pid, u, cols.brand[cols.position[pid]]] for pid, u in stored],
-        "gain_floor": gain_floor([u for _, u in stored]),
+        "gain_floor": gain_floor([u for _, u in fs.ranked]),
         "feasible_size": fs.size,
         "feasible_in_stock": len(fs.ranked),
         "out_of_stock": fs.out_of_stock,

@@ -36,7 +36,10 @@ ASK_WORDS = {
     "ship_days_max": "delivery time",
     "brand": "brand",
     "k_rec": "how many options",
+    "priority": "priorities",
 }
+#: The customer's whole preference (``constraints.preference_fact``): said only when asked.
+PREFERENCE = "priority"
 
 
 #: A raised budget is this much above the first one (whole dollars, rounded up).
@@ -99,6 +102,16 @@ def final_values(
         return slots
     changes = dict(switch["changes"])
     return {n: {**s, "value": changes[n]} if n in changes else s for n, s in slots.items()}
+
+
+def to_ask(slots: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the oracle's first question asks for: every omitted slot, and the preference.
+
+    The preference decides the ranking the task is graded by and the customer says it only
+    when asked, so an agent must ask for it: the oracle does too, in the same question, and
+    its turn count (the task's ``min_turns``) includes that question.
+    """
+    return [s for s in slots.values() if s["omitted"] or s["name"] == PREFERENCE]
 
 
 def ask_question(omitted: list[dict[str, Any]]) -> str:

@@ -156,3 +156,9 @@ def test_oracle_correct_at_every_d(shop: ShopEnv, rows: list) -> None:
         _, oracle = scored_with_final(shop, row, "Here are my picks.")
         assert oracle.is_correct, row.d
         assert oracle.reward == pytest.approx(MAX_REWARD), row.d
+
+
+def test_the_oracle_asks_for_the_preference(shop: ShopEnv, rows: list) -> None:
+    from test_discovery import oracle_asks_for_the_preference
+
+    oracle_asks_for_the_preference(shop, rows)
