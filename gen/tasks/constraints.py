@@ -13,10 +13,11 @@ sides use the same float arithmetic in the same order, rounded to :data:`UTILITY
 
 Ranking is graded by nDCG@k with gains shifted by a floor (:func:`gain`, :func:`gain_floor`):
 a product's gain is its utility above the lowest utility of the task's in-stock feasible set
-(the worst product the customer would still accept), plus :data:`GAIN_MARGIN`. Utilities within one task's feasible set bunch closely (0.24–0.36, say),
-so with raw utilities as gains nDCG barely depended on the order: the feasible products worst
-first were still correct in 40% of tasks, and an agent ignoring the stated preference in
-65–75%. The margin keeps every stored gain, and so the ideal DCG, positive.
+(the worst product the customer would still accept), plus :data:`GAIN_MARGIN`. Utilities
+within one task's feasible set bunch closely (0.24–0.36, say), so with raw utilities as gains
+nDCG barely depended on the order: the feasible products worst first were still correct in
+40% of tasks, and an agent ignoring the stated preference in 65–75%. The margin keeps every
+stored gain, and so the ideal DCG, positive.
 
 Decidable from cards (issue #7): every constraint refers to a fact a search card shows (price,
 rating, ship days, brand, key attribute values; :func:`visible_attrs` keeps only attribute
@@ -270,7 +271,7 @@ class Preference:
         return ", then ".join(parts)
 
     def anchors(self, key: str) -> str:
-        """A factor's ideal and worst values in words (:meth:`statement`), as the formula uses them."""
+        """A factor's ideal and worst values in words, as :meth:`utility` normalises with them."""
         if key == "price":
             return f"{dollars(self.price_lo)} is ideal, {dollars(self.price_hi)} the worst"
         if key == "rating":
@@ -519,8 +520,8 @@ class Tables:
         """What a customer calls a category: its lower-cased leaf name, qualified if shared.
 
         A leaf name another leaf also has is said with the department ("jeans from men's
-        clothing"). Cards show only the leaf name, so "jeans" said for Men's Jeans let an agent pick
-        Women's Jeans, which the verifier counts as the wrong category: the customer must
+        clothing"). Cards show only the leaf name, so "jeans" said for Men's Jeans let an agent
+        pick Women's Jeans, which the verifier counts as the wrong category: the customer must
         name the kind of product so that one category fits.
         """
         leaf = self.leaf(category)

@@ -22,11 +22,12 @@ Hidden goal:
     the top k_rec by utility), ``k_rec`` and ``ndcg_threshold``.
 Reward and is_correct:
     ``verifiers.discovery`` via ``verifiers.ranking.grade``: each recommended product is checked
-    against *all* constraints and its stock in the episode; nDCG@k_rec with utilities as gains
-    against the stored ideal list. Correct iff exactly k_rec recommendations, all feasible and
-    in stock, and nDCG ≥ NDCG_THRESHOLD = 0.85 on gains above the goal's floor. Findability: the oracle recommends the best list
-    among products its searches showed; a draw whose findable best list misses the threshold
-    within T_max is redrawn, so the threshold is always reachable with the tools.
+    against *all* constraints and its stock in the episode; nDCG@k_rec with utilities above the
+    goal's floor as gains against the stored ideal list. Correct iff exactly k_rec
+    recommendations, all feasible and in stock, and nDCG ≥ NDCG_THRESHOLD = 0.85. Findability:
+    the oracle recommends the best list among products its searches showed; a draw whose
+    findable best list misses the threshold within T_max is redrawn, so the threshold is
+    always reachable with the tools.
 Difficulty axes used:
     m (constraints), k_rec (options), p_missing (omitted constraints), p_oos (out-of-stock
     feasible products), top_k and eps_rank (what search shows), p_switch (a changed
