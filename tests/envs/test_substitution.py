@@ -11,7 +11,8 @@ import pytest
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.taxonomy import load_taxonomy
 from shopgen.taskgen import TaskFactory
-from shopgen.testing import check_env, check_recommend_switch
+from shopgen.testing import check_env, check_recommend_switch, scored_with_final
+from shopgen.verifiers.reward import MAX_REWARD
 
 ENV = "substitution"
 
@@ -149,9 +150,6 @@ def test_ranking_blind_lists_are_not_correct(shop: ShopEnv, spread: list) -> Non
 
 
 def test_oracle_correct_at_every_d(shop: ShopEnv, rows: list) -> None:
-    from shopgen.testing import scored_with_final
-    from shopgen.verifiers.reward import MAX_REWARD
-
     for row in rows:
         _, oracle = scored_with_final(shop, row, "Here are my picks.")
         assert oracle.is_correct, row.d
