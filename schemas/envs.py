@@ -60,7 +60,7 @@ _COMMON = ("T_max", "B_tool", "p_missing", "p_noise")
 ENVS: tuple[EnvSpec, ...] = (
     _spec(
         "discovery",
-        "1.4",
+        "1.5",
         "find products meeting m constraints and recommend k of them",
         *_COMMON,
         "m",
@@ -72,7 +72,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "substitution",
-        "1.3",
+        "1.4",
         "recommend compatible substitutes for an out-of-stock product",
         *_COMMON,
         "m",
@@ -84,7 +84,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "cart",
-        "1.0",
+        "1.1",
         "build the exact cart the customer asks for",
         *_COMMON,
         "top_k",
@@ -120,7 +120,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "2.4",
+        "2.5",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

@@ -3,7 +3,9 @@
 :func:`check_env` generates tasks of one environment and asserts what every shopgen environment
 promises: rows round-trip through the task schema, the same key gives the same task in any
 batch, the oracle replays to the maximum reward, hidden answer ids never appear in what the
-agent is told, and the degenerate policies below are never correct and score ≤ 0 on average.
+agent is told, the oracle searches only with words it was told or shown
+(:func:`unseen_search_words`), and the degenerate policies below are never correct and score
+≤ 0 on average.
 
 The degenerate policies are the cheats the closest public peer fell for: doing nothing,
 answering in one turn, made-up ids, recommending every search hit, adding everything seen to
@@ -24,7 +26,8 @@ import pyarrow as pa
 
 from shopgen.env.episode import ShopEnv
 from shopgen.env.verifier import Score
-from shopgen.gen.tasks.base import Oracle, call, chunked, shown_ids
+from shopgen.gen.noise import SHORTHAND
+from shopgen.gen.tasks.base import Oracle, call, chunked, shown_ids, words
 from shopgen.gen.tasks.constraints import UTILITY_DIGITS, UTILITY_FLOOR
 from shopgen.schemas.tables import TASKS
 from shopgen.schemas.task import TaskRow
@@ -371,6 +374,12 @@ def check_env(
             if not -1.0 <= score.reward <= 1.0:
                 raise CheckFailure(f"{name}: reward {score.reward} outside [-1, 1]")
             rewards[label].append(score.reward)
+    for g in TaskFactory(env, seed=seed, overrides={"p_noise": 0.0}).batch([name], list(ds), n):
+        for query, unseen in unseen_search_words(env, g.row):
+            raise CheckFailure(
+                f"{name} task {g.row.task_id}: the oracle searched {query!r} with {unseen}, "
+                "words neither the customer nor a tool had shown"
+            )
     for label, values in rewards.items():
         mean = sum(values) / len(values)
         report.degenerate_mean_reward[label] = round(mean, 4)
@@ -405,6 +414,38 @@ def _check_oracle(env: ShopEnv, row: TaskRow) -> None:
         raise CheckFailure(
             f"{row.env} task {row.task_id}: oracle replay is not correct at the maximum reward"
         )
+
+
+#: Words a customer may have said as chat shorthand ("w/", "4"): an agent reads them through.
+_SHORTHAND_WORDS = frozenset(w for phrase in SHORTHAND for w in words(phrase))
+
+
+def unseen_search_words(env: ShopEnv, row: TaskRow) -> list[tuple[str, list[str]]]:
+    """The oracle's searches that typed words the agent had not been told or shown yet.
+
+    An oracle decides with the hidden goal, but a perfect agent has only what the customer
+    and the tools gave it (issue #7), so every word of a search must be a word of a customer
+    message or a tool result before it (or one a customer may have said as chat shorthand).
+    Typo noise is not read through here: check tasks made with ``p_noise = 0``.
+
+    Returns:
+        ``(query, unseen words)`` for each offending ``catalog_search``, in order.
+    """
+    play(env, row, json.loads(row.oracle))
+    shown = set(_SHORTHAND_WORDS)
+    found = []
+    for message in env.transcript:
+        if message["role"] == "assistant":
+            for tool_call in message.get("tool_calls") or []:
+                function = tool_call["function"]
+                if function["name"] == "catalog_search":
+                    query = str(json.loads(function["arguments"]).get("query", ""))
+                    unseen = [w for w in words(query) if w not in shown]
+                    if unseen:
+                        found.append((query, unseen))
+        elif message["role"] in ("user", "tool"):
+            shown.update(words(message.get("content") or ""))
+    return found
 
 
 def _check_no_leak(row: TaskRow) -> None:

@@ -9,6 +9,7 @@ drops optional slots, writes the user script, runs the oracle and replays it.
 from __future__ import annotations
 
 import json
+import re
 import weakref
 from bisect import bisect_left
 from collections.abc import Callable, Generator, Hashable
@@ -292,6 +293,14 @@ def pick(rng: np.random.Generator, options: list[Any] | tuple[Any, ...]) -> Any:
 Call = tuple[str, dict[str, Any]]
 OracleTurn = list[Call] | str
 Oracle = Generator[OracleTurn, list[dict[str, Any]], None]
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words(text: str) -> tuple[str, ...]:
+    """Lower-case alphanumeric words: the unit of search and of what an agent has been told."""
+    return tuple(_WORD.findall(text.lower()))
 
 
 def call(name: str, **arguments: Any) -> Call:

@@ -7,7 +7,6 @@ attributes when needed), in a variant whose attribute values single it out too.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import cached_property
@@ -16,9 +15,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from shopgen.gen.tasks.base import GenContext, Redraw, per_root, pick
+from shopgen.gen.tasks.base import GenContext, Redraw, per_root, pick, words
 
-_WORD = re.compile(r"[a-z0-9]+")
 #: How the customer says when they looked at a product → how long ago, in hours.
 SEEN_WHEN: dict[str, int] = {
     "this morning": 3,
@@ -29,11 +27,6 @@ SEEN_WHEN: dict[str, int] = {
 }
 #: Products drawn before giving up on an item (the caller then redraws the task).
 TRIES = 16
-
-
-def words(text: str) -> tuple[str, ...]:
-    """Lower-case alphanumeric words: the unit of the uniqueness check and of search."""
-    return tuple(_WORD.findall(text.lower()))
 
 
 class CartIndex:

@@ -75,8 +75,7 @@ def plan_turn(
         if it.desc not in state["searched"]:
             calls.append((call("catalog_search", query=it.desc), ("search", it.desc)))
         elif not it.located and state["searched"][it.desc] is None and not it.retried:
-            query = it.target.get("title", it.desc).split(",")[0]
-            calls.append((call("catalog_search", query=query), ("retry", it)))
+            calls.append((call("catalog_search", query=it.desc), ("retry", it)))
     for it in intents:
         if it.omitted and it.index not in state["asked"]:
             calls.append((call("ask_user", question=question(it.desc, it.omitted)), ("ask", it)))

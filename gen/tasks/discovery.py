@@ -58,6 +58,11 @@ Version history:
           correct on 42% of tasks and in search order on 75% (now 0% and 42%, cat5k,
           n = 40). The preference is said only when asked, so the oracle asks for it in its
           first question (``recsearch.to_ask``) and the task's ``min_turns`` counts that.
+    1.5 — the oracle searches only with words it was told or shown
+          (``recsearch.KnownWords``): it searched the brands of the best products it had not
+          seen, which no card had shown and the customer never said (at d = 12, 40 of 130
+          searches on 5k products, typo corrections aside), so a task could be solvable only by knowing the answer.
+          Redraws at d = 5 on 100k products: 0.28 per task (0.25 before).
 """
 
 from __future__ import annotations

@@ -114,6 +114,9 @@ Version history:
           Discovery and substitution steps are drawn and graded by discovery 1.4's and
           substitution 1.3's code (stated utility anchors, gains above the goal's floor);
           the system prompt says how the customer's strength words weigh.
+    2.5 — discovery, substitution and cart steps are played by discovery 1.5's,
+          substitution 1.4's and cart 1.1's oracles, which search only with words the
+          customer or a tool gave them (no brand nobody showed, no hidden product title).
 """
 
 from __future__ import annotations

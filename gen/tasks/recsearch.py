@@ -25,7 +25,7 @@ import numpy as np
 from shopgen.gen.difficulty import Theta
 from shopgen.gen.slots import Slot
 from shopgen.gen.switches import Switch, plan_switch
-from shopgen.gen.tasks.base import Call, Oracle, Redraw, call, shown_ids
+from shopgen.gen.tasks.base import Call, Oracle, Redraw, call, shown_ids, words
 from shopgen.gen.tasks.constraints import Columns, Constraints, constraints_from, gain, ndcg
 from shopgen.schemas.task import TaskRow
 
@@ -131,6 +131,47 @@ def best_list(seen: Iterable[str], feasible: dict[str, float], k: int) -> list[s
     return sorted((p for p in set(seen) if p in feasible), key=lambda p: (-feasible[p], p))[:k]
 
 
+class KnownWords:
+    """The words an agent playing ``task`` has been told or shown so far.
+
+    The oracle decides *what* to search next by the hidden goal (whose best products it has
+    not seen yet), but it types only words the episode gave it, as an honest agent must: the
+    customer's and the brands and categories of the cards shown. A brand no card showed and
+    the customer never said cannot be searched for. What the customer states (the script's
+    values, a change of mind's) counts spelled right, as a reader reads through typo noise:
+    the oracle asks for every omitted value in its first turn, before any search this
+    decides, and a change of mind is said after that turn.
+    """
+
+    def __init__(self, task: TaskRow) -> None:
+        self._words: set[str] = set()
+        script = task.decoded("user_script")
+        switch = script.get("switch") or {}
+        for value in (
+            *(s.get("value") for s in script["slots"]),
+            *dict(switch.get("changes") or {}).values(),
+        ):
+            self._words.update(words(str(value)))
+        for message in task.messages:
+            if message.role == "user":
+                self._words.update(words(message.content))
+
+    def read(self, results: list[dict[str, Any]]) -> None:
+        """Take in one turn's results: the cards' brands and categories, the customer's words."""
+        for key in ("brand", "category"):
+            for value in shown_ids(results, key):
+                self._words.update(words(value))
+        for result in results:
+            for key in ("reply", "customer"):
+                said = result.get(key)
+                if isinstance(said, str):
+                    self._words.update(words(said))
+
+    def knows(self, text: str) -> bool:
+        """Whether every word of ``text`` has been told or shown."""
+        return self._words.issuperset(words(text))
+
+
 def play(
     task: TaskRow,
     *,
@@ -138,6 +179,7 @@ def play(
     queries: list[str],
     brand_query: Any,
     final: str,
+    broad: str | None = None,
 ) -> Oracle:
     """Play: ``first`` calls, then search turns until the best seen list is good enough.
 
@@ -147,6 +189,8 @@ def play(
         queries: searches with every constraint known, in order.
         brand_query: ``brand -> query`` for the more specific searches.
         final: the closing message.
+        broad: a search by the kind of product, made once ``queries`` are answered and not
+            enough, when every word of it has been told or shown (a card names the category).
     """
     goal = task.decoded("goal")
     k, tau = int(goal["k_rec"]), float(goal["ndcg_threshold"])
@@ -157,24 +201,32 @@ def play(
     brands = [(pid, b) for pid, _, b in goal["feasible"]]
     ideal = [gains[pid] for pid, _, _ in goal["feasible"][:k]]
     seen: set[str] = set()
+    known = KnownWords(task)
     turns, pending, asked = 0, list(queries), set()
     if first:
-        seen.update(shown_ids((yield first)))
+        results = yield first
+        seen.update(shown_ids(results))
+        known.read(results)
         turns += 1
     while True:
         best = best_list(seen, feasible, k)
         if len(best) == k and ndcg([gains[p] for p in best], ideal) >= tau:
             break
         if not pending:
+            if broad is not None and known.knows(broad):
+                pending.append(broad)
+            broad = None
             for pid, brand in brands:
-                if pid not in seen and brand not in asked:
+                if pid not in seen and brand not in asked and known.knows(q := brand_query(brand)):
                     asked.add(brand)
-                    pending.append(brand_query(brand))
+                    pending.append(q)
         if t_max - turns <= 2 or not pending:
             raise Redraw("the searches do not surface a good enough list in T_max turns")
         calls = [call("catalog_search", query=q) for q in pending[:budget]]
         pending = pending[budget:]
-        seen.update(shown_ids((yield calls)))
+        results = yield calls
+        seen.update(shown_ids(results))
+        known.read(results)
         turns += 1
     yield [call("recommend_products", product_ids=best)]
     yield final
