@@ -394,6 +394,7 @@ class Columns:
         self.category: str = raw["category_id"][0]
         self.product_id: list[str] = raw["product_id"].to_list()
         self._title = raw["title"]  # only drawn rows need theirs: no list of every title
+        self._key_attrs = raw["key_attrs"]  # likewise: the stored feasible rows' only
         self.brand: list[str] = raw["brand"].to_list()
         self.price: np.ndarray = raw["price"].to_numpy()
         self.rating: np.ndarray = raw["rating"].to_numpy()
@@ -435,6 +436,10 @@ class Columns:
         }
         out.update((f"a.{n}", values[i]) for n, values in self.attrs.items())
         return out
+
+    def key_attrs(self, i: int) -> list[str]:
+        """Row ``i``'s key attribute values as its search card shows them."""
+        return list(self._key_attrs[i])
 
     def codes(self, column: str) -> tuple[np.ndarray, dict[Any, int]]:
         """``brand`` or ``a.<name>`` factorised: per-row codes and value → code.
@@ -482,7 +487,7 @@ class Tables:
     def _group(self) -> dict[str, pl.DataFrame]:
         if self._groups is None:
             cols = ["product_id", "title", "brand", "category_id", "price", "rating"]
-            cols += ["ship_days", "stock_qty", "attributes"]
+            cols += ["ship_days", "stock_qty", "attributes", "key_attrs"]
             parts = self.ctx.products.select(cols).partition_by("category_id", as_dict=True)
             self._groups = {k[0]: v for k, v in parts.items()}
         return self._groups
@@ -810,7 +815,9 @@ def feasible_set(
 def goal_fields(ctx: GenContext, cons: Constraints, fs: FeasibleSet, k: int) -> dict[str, Any]:
     """The ranking part of a goal: the ideal list, capped feasible set, sizes, threshold.
 
-    ``feasible`` rows are ``[product_id, utility, brand]``, best first; ``gain_floor``
+    ``feasible`` rows are ``[product_id, utility, brand, key_attrs]``, best first (the brand
+    and the key attribute values as a card shows them: what the oracle aims its searches
+    with, ``recsearch.play``); ``gain_floor``
     (:func:`gain_floor` of every in-stock feasible utility) is what nDCG gains are measured
     from.
     """
@@ -818,7 +825,11 @@ def goal_fields(ctx: GenContext, cons: Constraints, fs: FeasibleSet, k: int) -> 
     stored = fs.ranked[:FEASIBLE_CAP]
     return {
         "product_ids": [pid for pid, _ in fs.ranked[:k]],
-        "feasible": [[pid, u, cols.brand[cols.position[pid]]] for pid, u in stored],
+        "feasible": [
+            [pid, u, cols.brand[row], cols.key_attrs(row)]
+            for pid, u in stored
+            for row in (cols.position[pid],)
+        ],
         "gain_floor": gain_floor([u for _, u in fs.ranked]),
         "feasible_size": fs.size,
         "feasible_in_stock": len(fs.ranked),

@@ -17,7 +17,7 @@ Hidden goal:
     ``constraints`` (every one, said or omitted, as they stand after any switch), the customer's ``preference`` (weights from
     the users table, normalised over the category), the exact feasible set from a vectorised
     filter of the category (``feasible``: the best FEASIBLE_CAP in-stock rows
-    ``[id, utility, brand]``; ``feasible_size``, ``feasible_in_stock``), ``out_of_stock``
+    ``[id, utility, brand, key attribute values]``; ``feasible_size``, ``feasible_in_stock``), ``out_of_stock``
     (feasible products the episode marks out of stock, p_oos), ``product_ids`` (the ideal list,
     the top k_rec by utility), ``k_rec`` and ``ndcg_threshold``.
 Reward and is_correct:
@@ -61,8 +61,12 @@ Version history:
     1.5 — the oracle searches only with words it was told or shown
           (``recsearch.KnownWords``): it searched the brands of the best products it had not
           seen, which no card had shown and the customer never said (at d = 12, 40 of 130
-          searches on 5k products, typo corrections aside), so a task could be solvable only by knowing the answer.
-          Redraws at d = 5 on 100k products: 0.28 per task (0.25 before).
+          searches on 5k products, typo corrections aside), so a task could be solvable only
+          by knowing the answer. Once its searches with what was said are not enough, it aims
+          one search at each best product it has not seen, by the brand and key attribute
+          values a card or the customer gave (goal ``feasible`` rows carry the key attribute
+          values). Redraws per task on 100k products at d = 5 / 10 / 12: 0.05 / 0.82 / 0.9,
+          against 0.28 / 2.5 / 4.4 before (40 tasks each, seed 11).
 """
 
 from __future__ import annotations
@@ -164,6 +168,6 @@ def oracle(task: TaskRow) -> Oracle:
         task,
         first=first,
         queries=queries,
-        brand_query=lambda brand: query(brand, *attrs, name),
+        focus_query=lambda *terms: query(*terms, *attrs, name),
         final=f"Here are {goal['k_rec']} {name} that meet all your requirements, best first.",
     )

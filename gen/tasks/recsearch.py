@@ -4,9 +4,12 @@ The oracle may read the hidden goal to *decide* (which shown products are feasib
 but recommends only products a tool showed it. It searches with what the customer said; when
 the best list among shown products does not reach the nDCG threshold (on the verifier's
 gains, ``constraints.gain`` above the goal's ``gain_floor``) it searches more
-specifically (one query per brand of the best feasible products not yet seen). When the turn
+specifically: one query per best feasible product not yet seen, aimed at it by its brand
+and key attribute values, as far as a card or the customer has shown them
+(:class:`KnownWords`: it never types a word the episode did not give it). When the turn
 budget runs out first the draw is unusable and it raises :class:`Redraw`, so every accepted
-task's ideal-by-findability list is correct by construction (issue #7).
+task's ideal-by-findability list is correct by construction, and reachable with what an
+agent is told (issue #7).
 
 :func:`plan_change` draws both environments' change of mind (p_switch): it is said after the
 first turn, so an oracle gathers with what was said first (:func:`final_values` gives what the
@@ -134,17 +137,19 @@ def best_list(seen: Iterable[str], feasible: dict[str, float], k: int) -> list[s
 class KnownWords:
     """The words an agent playing ``task`` has been told or shown so far.
 
-    The oracle decides *what* to search next by the hidden goal (whose best products it has
-    not seen yet), but it types only words the episode gave it, as an honest agent must: the
-    customer's and the brands and categories of the cards shown. A brand no card showed and
-    the customer never said cannot be searched for. What the customer states (the script's
-    values, a change of mind's) counts spelled right, as a reader reads through typo noise:
-    the oracle asks for every omitted value in its first turn, before any search this
-    decides, and a change of mind is said after that turn.
+    The oracle decides *what* to search next by the hidden goal (which of the best products
+    it has not seen yet), but it types only words the episode gave it, as an honest agent
+    must: the customer's, and the brands, categories and key attribute values of the cards
+    shown. A brand no card showed and the customer never said cannot be searched for. What
+    the customer states (the script's values, a change of mind's) counts spelled right, as a
+    reader reads through typo noise: the oracle asks for every omitted value in its first
+    turn, before any search this decides, and a change of mind is said after that turn.
+    Results are read into words only when asked (most tasks never need to).
     """
 
     def __init__(self, task: TaskRow) -> None:
         self._words: set[str] = set()
+        self._unread: list[dict[str, Any]] = []
         script = task.decoded("user_script")
         switch = script.get("switch") or {}
         for value in (
@@ -157,18 +162,20 @@ class KnownWords:
                 self._words.update(words(message.content))
 
     def read(self, results: list[dict[str, Any]]) -> None:
-        """Take in one turn's results: the cards' brands and categories, the customer's words."""
-        for key in ("brand", "category"):
-            for value in shown_ids(results, key):
-                self._words.update(words(value))
-        for result in results:
-            for key in ("reply", "customer"):
-                said = result.get(key)
-                if isinstance(said, str):
-                    self._words.update(words(said))
+        """Take in one turn's results (search cards, the customer's replies)."""
+        self._unread += results
 
     def knows(self, text: str) -> bool:
         """Whether every word of ``text`` has been told or shown."""
+        for result in self._unread:
+            for card in result.get("results") or ():
+                self._words.update(words(card["brand"]), words(card["category"]))
+                for value in card["key_attrs"]:
+                    self._words.update(words(value))
+            for key in ("reply", "customer"):
+                if isinstance(said := result.get(key), str):
+                    self._words.update(words(said))
+        self._unread.clear()
         return self._words.issuperset(words(text))
 
 
@@ -177,9 +184,8 @@ def play(
     *,
     first: list[Call],
     queries: list[str],
-    brand_query: Any,
+    focus_query: Any,
     final: str,
-    broad: str | None = None,
 ) -> Oracle:
     """Play: ``first`` calls, then search turns until the best seen list is good enough.
 
@@ -187,19 +193,18 @@ def play(
         task: the task row (goal from :func:`shopgen.gen.tasks.constraints.goal_fields`).
         first: calls of the first turn (ask_user, searches with what was said), may be empty.
         queries: searches with every constraint known, in order.
-        brand_query: ``brand -> query`` for the more specific searches.
+        focus_query: ``(*terms) -> query`` for the searches aimed at one product: its brand
+            and key attribute values, those the agent knows (:class:`KnownWords`).
         final: the closing message.
-        broad: a search by the kind of product, made once ``queries`` are answered and not
-            enough, when every word of it has been told or shown (a card names the category).
     """
     goal = task.decoded("goal")
     k, tau = int(goal["k_rec"]), float(goal["ndcg_threshold"])
     budget, t_max = task.axis("B_tool"), task.axis("T_max")
     floor = float(goal.get("gain_floor", 0.0))
-    feasible = {pid: u for pid, u, _ in goal["feasible"]}
+    feasible = {pid: u for pid, u, *_ in goal["feasible"]}
     gains = {pid: gain(u, floor) for pid, u in feasible.items()}  # as the verifier's gains
-    brands = [(pid, b) for pid, _, b in goal["feasible"]]
-    ideal = [gains[pid] for pid, _, _ in goal["feasible"][:k]]
+    facets = [(pid, b, f) for pid, _, b, f in goal["feasible"]]
+    ideal = [gains[pid] for pid, *_ in goal["feasible"][:k]]
     seen: set[str] = set()
     known = KnownWords(task)
     turns, pending, asked = 0, list(queries), set()
@@ -213,12 +218,12 @@ def play(
         if len(best) == k and ndcg([gains[p] for p in best], ideal) >= tau:
             break
         if not pending:
-            if broad is not None and known.knows(broad):
-                pending.append(broad)
-            broad = None
-            for pid, brand in brands:
-                if pid not in seen and brand not in asked and known.knows(q := brand_query(brand)):
-                    asked.add(brand)
+            for pid, brand, values in facets:
+                if pid in seen:
+                    continue
+                q = focus_query(*(t for t in (brand, *values) if known.knows(t)))
+                if q not in asked and known.knows(q):
+                    asked.add(q)
                     pending.append(q)
         if t_max - turns <= 2 or not pending:
             raise Redraw("the searches do not surface a good enough list in T_max turns")

@@ -122,9 +122,9 @@ def _check_feasible_with_duckdb(rows: list, indexed_catalog_dir: Path) -> None:
         assert len(found) == goal["feasible_size"]
         in_stock = {p for p, s in found if s > 0} - set(goal["out_of_stock"])
         assert goal["feasible_in_stock"] == len(in_stock)
-        assert {p for p, _, _ in goal["feasible"]} <= in_stock
+        assert {p for p, *_ in goal["feasible"]} <= in_stock
         if len(in_stock) <= 50:
-            assert {p for p, _, _ in goal["feasible"]} == in_stock
+            assert {p for p, *_ in goal["feasible"]} == in_stock
 
 
 @pytest.fixture(scope="module")

@@ -39,7 +39,7 @@ def test_original_out_of_stock_in_history_and_excluded(rows: list) -> None:
         original = goal["original_id"]
         assert original in episode["out_of_stock"]
         assert original in {v["product_id"] for v in episode["visit_history"]}
-        assert original not in {p for p, _, _ in goal["feasible"]}
+        assert original not in {p for p, *_ in goal["feasible"]}
         assert len(goal["product_ids"]) == goal["k_rec"] == r.axis("k_rec")
 
 
@@ -58,7 +58,7 @@ def test_compatibility_recomputed_with_duckdb(rows: list, indexed_catalog_dir: P
         for name in tax[cat].compat:
             value = con.execute("select json_extract_string(?, ?)", [attrs_json, f"$.{name}"])
             assert goal["compat"].get(name) == value.fetchone()[0]
-        ids = [p for p, _, _ in goal["feasible"]]
+        ids = [p for p, *_ in goal["feasible"]]
         got = con.execute(
             f"select product_id, attributes, price from {table} where product_id in "
             f"({', '.join('?' * len(ids))})",
@@ -103,7 +103,7 @@ def test_p_switch_changes_the_final_intent(shop: ShopEnv, indexed_catalog_dir: P
     for r in changed:
         name, value, goal = check_recommend_switch(shop, r)
         # Every stored feasible substitute meets the final value (checked on the catalog).
-        ids = ", ".join(repr(p) for p, _, _ in goal["feasible"])
+        ids = ", ".join(repr(p) for p, *_ in goal["feasible"])
         q = (
             f"select price, attributes from read_parquet('{indexed_catalog_dir}/products/"
             f"*.parquet') where product_id in ({ids})"
