@@ -24,6 +24,7 @@ SUITES = [
     "tasks",
     "tasks_workers",
     "journey",
+    "draws",
 ]
 
 
