@@ -148,18 +148,9 @@ class KnownWords:
     """
 
     def __init__(self, task: TaskRow) -> None:
+        self._task: TaskRow | None = task
         self._words: set[str] = set()
         self._unread: list[dict[str, Any]] = []
-        script = task.decoded("user_script")
-        switch = script.get("switch") or {}
-        for value in (
-            *(s.get("value") for s in script["slots"]),
-            *dict(switch.get("changes") or {}).values(),
-        ):
-            self._words.update(words(str(value)))
-        for message in task.messages:
-            if message.role == "user":
-                self._words.update(words(message.content))
 
     def read(self, results: list[dict[str, Any]]) -> None:
         """Take in one turn's results (search cards, the customer's replies)."""
@@ -167,6 +158,9 @@ class KnownWords:
 
     def knows(self, text: str) -> bool:
         """Whether every word of ``text`` has been told or shown."""
+        if self._task is not None:
+            self._hear(self._task)
+            self._task = None
         for result in self._unread:
             for card in result.get("results") or ():
                 self._words.update(words(card["brand"]), words(card["category"]))
@@ -177,6 +171,18 @@ class KnownWords:
                     self._words.update(words(said))
         self._unread.clear()
         return self._words.issuperset(words(text))
+
+    def _hear(self, task: TaskRow) -> None:
+        script = task.decoded("user_script")
+        switch = script.get("switch") or {}
+        for value in (
+            *(s.get("value") for s in script["slots"]),
+            *dict(switch.get("changes") or {}).values(),
+        ):
+            self._words.update(words(str(value)))
+        for message in task.messages:
+            if message.role == "user":
+                self._words.update(words(message.content))
 
 
 def play(
@@ -217,15 +223,18 @@ def play(
         best = best_list(seen, feasible, k)
         if len(best) == k and ndcg([gains[p] for p in best], ideal) >= tau:
             break
-        if not pending:
+        room = budget * (t_max - turns - 2)  # searches the turns left can still make
+        if not pending and room > 0:
             for pid, brand, values in facets:
+                if len(pending) == room:
+                    break
                 if pid in seen:
                     continue
                 q = focus_query(*(t for t in (brand, *values) if known.knows(t)))
                 if q not in asked and known.knows(q):
                     asked.add(q)
                     pending.append(q)
-        if t_max - turns <= 2 or not pending:
+        if room <= 0 or not pending:
             raise Redraw("the searches do not surface a good enough list in T_max turns")
         calls = [call("catalog_search", query=q) for q in pending[:budget]]
         pending = pending[budget:]
