@@ -3,8 +3,8 @@
 :func:`check_env` generates tasks of one environment and asserts what every shopgen environment
 promises: rows round-trip through the task schema, the same key gives the same task in any
 batch, the oracle replays to the maximum reward, hidden answer ids never appear in what the
-agent is told, the oracle searches only with words it was told or shown
-(:func:`unseen_search_words`), and the degenerate policies below are never correct and score
+agent is told, the oracle passes only ids and search words it was told or shown
+(:func:`untold_arguments`), and the degenerate policies below are never correct and score
 ≤ 0 on average.
 
 The degenerate policies are the cheats the closest public peer fell for: doing nothing,
@@ -375,10 +375,10 @@ def check_env(
                 raise CheckFailure(f"{name}: reward {score.reward} outside [-1, 1]")
             rewards[label].append(score.reward)
     for g in TaskFactory(env, seed=seed, overrides={"p_noise": 0.0}).batch([name], list(ds), n):
-        for query, unseen in unseen_search_words(env, g.row):
+        for tool, argument, untold in untold_arguments(env, g.row):
             raise CheckFailure(
-                f"{name} task {g.row.task_id}: the oracle searched {query!r} with {unseen}, "
-                "words neither the customer nor a tool had shown"
+                f"{name} task {g.row.task_id}: the oracle passed {tool}({argument}=…) "
+                f"{untold!r}, which neither the customer nor a tool had given it"
             )
     for label, values in rewards.items():
         mean = sum(values) / len(values)
@@ -420,31 +420,40 @@ def _check_oracle(env: ShopEnv, row: TaskRow) -> None:
 _SHORTHAND_WORDS = frozenset(w for phrase in SHORTHAND for w in words(phrase))
 
 
-def unseen_search_words(env: ShopEnv, row: TaskRow) -> list[tuple[str, list[str]]]:
-    """The oracle's searches that typed words the agent had not been told or shown yet.
+def untold_arguments(env: ShopEnv, row: TaskRow) -> list[tuple[str, str, Any]]:
+    """The oracle's tool arguments the agent had not been told or shown when it used them.
 
     An oracle decides with the hidden goal, but a perfect agent has only what the customer
-    and the tools gave it (issue #7), so every word of a search must be a word of a customer
-    message or a tool result before it (or one a customer may have said as chat shorthand).
-    Typo noise is not read through here: check tasks made with ``p_noise = 0``.
+    and the tools gave it (issue #7), so every id it passes (``*_id``, ``*_ids``) must have
+    appeared in a customer message or a tool result before, and every word of a search must
+    be a word of one (or one a customer may have said as chat shorthand). Typo noise is not
+    read through here: check tasks made with ``p_noise = 0``.
 
     Returns:
-        ``(query, unseen words)`` for each offending ``catalog_search``, in order.
+        ``(tool, argument, what was untold)`` for each offence, in order: the id, or a
+        search's unseen words.
     """
     play(env, row, json.loads(row.oracle))
-    shown = set(_SHORTHAND_WORDS)
-    found = []
+    told = ""
+    told_words = set(_SHORTHAND_WORDS)
+    found: list[tuple[str, str, Any]] = []
     for message in env.transcript:
         if message["role"] == "assistant":
             for tool_call in message.get("tool_calls") or []:
-                function = tool_call["function"]
-                if function["name"] == "catalog_search":
-                    query = str(json.loads(function["arguments"]).get("query", ""))
-                    unseen = [w for w in words(query) if w not in shown]
-                    if unseen:
-                        found.append((query, unseen))
+                name = tool_call["function"]["name"]
+                arguments = json.loads(tool_call["function"]["arguments"])
+                for key, value in arguments.items():
+                    if key == "query" and name == "catalog_search":
+                        unseen = [w for w in words(str(value)) if w not in told_words]
+                        if unseen:
+                            found.append((name, key, unseen))
+                    elif key.endswith(("_id", "_ids")):
+                        ids = value if isinstance(value, list) else [value]
+                        found += [(name, key, v) for v in ids if v and str(v) not in told]
         elif message["role"] in ("user", "tool"):
-            shown.update(words(message.get("content") or ""))
+            content = message.get("content") or ""
+            told += "\n" + content
+            told_words.update(words(content))
     return found
 
 

@@ -114,9 +114,10 @@ Version history:
           Discovery and substitution steps are drawn and graded by discovery 1.4's and
           substitution 1.3's code (stated utility anchors, gains above the goal's floor);
           the system prompt says how the customer's strength words weigh.
-    2.5 — discovery, substitution and cart steps are played by discovery 1.5's,
-          substitution 1.4's and cart 1.1's oracles, which search only with words the
-          customer or a tool gave them (no brand nobody showed, no hidden product title) and
+    2.5 — discovery, substitution, cart and returns steps are played by discovery 1.5's,
+          substitution 1.4's, cart 1.1's and returns 2.5's oracles, which pass only ids and
+          search words the customer or a tool gave them (no brand nobody showed, no hidden
+          product title, no variant id orders_list does not show) and
           aim searches at the products they miss by brand and key attribute values. Rejected
           draws per journey on 100k products at d = 5 / 10 / 12: 1.05 / 1.15 / 3.6, against
           1.3 / 4.7 / 44 before, when 40 attempts gave up on 41% of journeys at d = 12.
