@@ -15,7 +15,9 @@ from shopgen.env.search import SearchIndex, cards_json
     "--catalog", required=True, type=click.Path(path_type=Path), help="Catalog dataset directory."
 )
 @click.argument("query")
-@click.option("--top-k", default=200, show_default=True, type=int, help="Retrieval depth.")
+@click.option(
+    "--top-k", default=200, show_default=True, type=click.IntRange(min=1), help="Retrieval depth."
+)
 @click.option(
     "--eps-rank", default=0.0, show_default=True, type=float, help="Distractor probability."
 )
@@ -38,6 +40,8 @@ def search(
     as_json: bool,
 ) -> None:
     """Search CATALOG for QUERY and print the product cards an agent would see."""
+    if not query.strip():
+        raise click.BadParameter("is empty; give the words to search for", param_hint="QUERY")
     cards = SearchIndex.open(catalog).search(
         query, top_k=top_k, eps_rank=eps_rank, seed=seed, call_index=call_index, mode=mode
     )

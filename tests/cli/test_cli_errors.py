@@ -140,3 +140,13 @@ def test_internal_errors_are_one_line(monkeypatch, tmp_path, capsys):
     monkeypatch.delenv("SHOPGEN_DEBUG", raising=False)
     assert main(["validate", str(tmp_path)]) == 70
     assert_one_line_error(70, capsys.readouterr().err, "internal error: RuntimeError: kaboom")
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [(["  "], "QUERY: is empty"), (["tent", "--top-k", "0"], "'--top-k': 0 is not in the range")],
+)
+def test_search_refuses_an_empty_query_and_no_depth(indexed_catalog_dir, capsys, args, needle):
+    """It printed "no results" and exited 0 for a blank query, as if the catalog had none."""
+    code = main(["search", "--catalog", str(indexed_catalog_dir), *args])
+    assert_one_line_error(code, capsys.readouterr().err, needle)
