@@ -19,7 +19,7 @@ customer ends up wanting) and searches and recommends for the final intent.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -190,7 +190,7 @@ def play(
     *,
     first: list[Call],
     queries: list[str],
-    focus_query: Any,
+    focus_query: Callable[..., str],
     final: str,
 ) -> Oracle:
     """Play: ``first`` calls, then search turns until the best seen list is good enough.
