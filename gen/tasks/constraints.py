@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from shopgen.gen.tasks.base import GenContext, Redraw, per_root
 from shopgen.schemas.taxonomy import Category
@@ -441,7 +442,7 @@ class Columns:
 
     def key_attrs(self, rows: list[int]) -> list[list[str]]:
         """The key attribute values of ``rows`` as their search cards show them (one gather)."""
-        return self._key_attrs.take(rows).to_pylist()
+        return self._key_attrs.take(pa.array(rows, type=pa.int64())).to_pylist()
 
     def codes(self, column: str) -> tuple[np.ndarray, dict[Any, int]]:
         """``brand`` or ``a.<name>`` factorised: per-row codes and value → code.

@@ -35,10 +35,8 @@ VALUES = st.one_of(st.sampled_from(["red", "blue", "S", "M", ""]), st.integers(0
 def products(draw: st.DrawFn) -> pl.DataFrame:
     """One category's raw partition, as ``Tables`` hands it to :class:`Columns`."""
     n = draw(st.integers(1, 30))
-    attrs = [
-        json.dumps(draw(st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=3)))
-        for _ in range(n)
-    ]
+    drawn = [draw(st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=3)) for _ in range(n)]
+    attrs = [json.dumps(d) for d in drawn]
     return pl.DataFrame(
         {
             "product_id": [f"P{i:03d}" for i in range(n)],
@@ -50,8 +48,14 @@ def products(draw: st.DrawFn) -> pl.DataFrame:
             "ship_days": draw(st.lists(st.integers(1, 9), min_size=n, max_size=n)),
             "stock_qty": draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)),
             "attributes": attrs,
+            # What a card shows: the string values, in the order the attributes were drawn.
+            "key_attrs": [[v for v in d.values() if isinstance(v, str) and v] for d in drawn],
         },
-        schema_overrides={"ship_days": pl.Int8, "stock_qty": pl.Int32},
+        schema_overrides={
+            "ship_days": pl.Int8,
+            "stock_qty": pl.Int32,
+            "key_attrs": pl.List(pl.String),
+        },
     ).with_columns(pl.col("price") / 100.0, pl.col("rating") / 10.0)
 
 
@@ -62,7 +66,7 @@ def reference(raw: pl.DataFrame) -> pl.DataFrame:
     cols = [
         pl.Series(f"a.{n}", [_string(d.get(n)) for d in decoded], dtype=pl.String) for n in names
     ]
-    return raw.drop("attributes").with_columns(cols)
+    return raw.drop("attributes", "key_attrs").with_columns(cols)
 
 
 def _string(value: object) -> str | None:
@@ -121,6 +125,13 @@ def test_rows_are_the_polars_rows(raw: pl.DataFrame) -> None:
         expected = ref.row(i, named=True)
         assert row == expected
         assert [type(v) for v in row.values()] == [type(v) for v in expected.values()]
+
+
+@given(products(), st.data())
+def test_key_attrs_are_the_rows_card_values_in_the_order_asked(raw: pl.DataFrame, data) -> None:
+    rows = data.draw(st.lists(st.integers(0, raw.height - 1)))
+    expected = [raw["key_attrs"][i].to_list() for i in rows]
+    assert Columns(raw).key_attrs(rows) == expected
 
 
 @given(
