@@ -174,3 +174,13 @@ def test_cart_agent_sends_independent_calls_together_within_the_budget(budget: i
     assert [name for name, _ in turns[0]] == ["catalog_search"] * 3
     assert all(len(turn) <= budget for turn in turns[1:])
     assert sorted(line["quantity"] for line in cart) == [1, 2, 3]
+
+
+def test_parse_reads_a_journey_cart_step() -> None:
+    text = (
+        "Please add to my cart the Weber Grip car charger and the video game I looked at yesterday."
+    )
+    assert [(w.desc, w.when) for w in parse_request(text)] == [
+        ("Weber Grip car charger", None),
+        ("video game", "yesterday"),
+    ]

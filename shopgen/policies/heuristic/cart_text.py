@@ -69,8 +69,9 @@ SEEN_WHEN = {
 PHRASE_MATCH = 0.8
 #: How alike two words must be to be read as one word typed with a typo.
 WORD_MATCH = 0.75
-#: How a history reference opens (", the one I looked at yesterday"), spaces taken out.
-SEEN_OPENER = "theoneilookedat"
+#: How a history reference opens, spaces taken out: ", the one I looked at yesterday" in a
+#: cart request, "the video game I looked at yesterday" in a journey's cart step.
+SEEN_OPENERS = ("theoneilookedat", "ilookedat")
 _QTY = re.compile(r"^\s*(\d+)\s*(?:[xzcsd×]{1,2}\s+|\s)", re.I)
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3})(?!\w|\.\d)")
 _PAIR = re.compile(r"\b(?:quantity|qty|units?)\b\W*(?:is|should be|is now|→)?\s*(\d+)", re.I)
@@ -287,14 +288,17 @@ def seen_at(text: str) -> int | None:
     """
     low = text.lower()
     best, where = 0.0, None
-    for m in re.finditer(r"(?<![a-z])[a-z]", low):
-        if m.start() == 0:
-            continue
-        head = re.sub(r"[^a-z]", "", low[m.start() : m.start() + 24])[: len(SEEN_OPENER)]
-        ratio = SequenceMatcher(None, head, SEEN_OPENER).ratio()
-        if ratio > best:
-            best, where = ratio, m.start()
-    return where if best >= 0.7 else None
+    for opener, floor in zip(SEEN_OPENERS, (0.7, 0.85), strict=True):
+        for m in re.finditer(r"(?<![a-z])[a-z]", low):
+            if m.start() == 0:
+                continue
+            head = re.sub(r"[^a-z]", "", low[m.start() : m.start() + 24])[: len(opener)]
+            ratio = SequenceMatcher(None, head, opener).ratio()
+            if ratio >= floor and ratio > best:
+                best, where = ratio, m.start()
+        if where is not None:
+            return where
+    return None
 
 
 def parse_item(chunk: str) -> Wanted:
@@ -313,6 +317,7 @@ def parse_item(chunk: str) -> Wanted:
     said = " ".join(re.findall(r"\(([^)]*)\)?", text))
     desc = re.split(r"[(\[]", text, maxsplit=1)[0]
     desc = re.sub(r"\s*\b(?:thx|pls|ty)\b\s*$", "", desc, flags=re.I)
+    desc = re.sub(r"^\s*(?:the|teh|hte|th)\s+", "", desc, flags=re.I)  # journey: "the <item>"
     return Wanted(
         desc=" ".join(desc.split()).strip(" ,.-"),
         qty=qty,
