@@ -9,6 +9,8 @@ rule-based bot would tune it to a store's traffic — but never the hidden goal.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from importlib.resources import files
 from typing import Any
 
 from shopgen.gen.tasks.base import Call, call
@@ -125,3 +127,117 @@ def overlap(a: str, b: str) -> float:
     """Share of ``a``'s words found in ``b``."""
     wa = words(a)
     return len(wa & words(b)) / len(wa) if wa else 0.0
+
+
+# --- reading through typos ----------------------------------------------------------------
+
+#: Words customers use besides the templates' own: what the agent asks about and the stated
+#: preference (``Preference.statement``), so a reply's typo'd labels read back too.
+_EXTRA_WORDS = (
+    "budget minimum rating delivery time number options brand priority order price "
+    "ideal worst favourite brands then star stars day days much quite little lot very "
+    "high low fast actually change changed mind make should now"
+)
+#: Environments whose customers' wording the recommendation agents read (journey reuses them).
+_CUSTOMER_ENVS = ("discovery", "substitution", "journey")
+#: Shortest word a typo fix touches: shorter ones are too close to too many others.
+FIX_MIN = 4
+#: A word this long may be two edits from the word it stands for (one below that).
+FIX_TWO = 7
+_TOKEN = re.compile(r"[A-Za-z0-9']+")
+#: Jinja blocks: their quoted strings are text the customer sees, the rest is syntax.
+_JINJA = re.compile(r"\{[{%#].*?[}%#]\}", re.S)
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Optimal-string-alignment distance: one edit per typo the noise makes, a swap included.
+
+    The customer's typos (``gen/noise.py``) substitute, drop, insert, double or swap keys; a
+    plain Levenshtein distance would count a swap as two edits.
+    """
+    if a == b:
+        return 0
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        prev2, prev = prev, row
+    return prev[-1]
+
+
+def near(a: str, b: str) -> bool:
+    """Whether word ``a`` is ``b`` typed with a typo or two (by length, see :data:`FIX_TWO`)."""
+    if a == b:
+        return True
+    if min(len(a), len(b)) < FIX_MIN:
+        return False
+    return edit_distance(a, b) <= (2 if len(b) >= FIX_TWO else 1)
+
+
+@lru_cache(maxsize=1)
+def template_words() -> frozenset[str]:
+    """Every word the customer-message templates say (the store's traffic, as tuned to).
+
+    Read from the installed templates (their literal text and the quoted strings of their
+    Jinja blocks), so the vocabulary follows the phrasings the customers actually use.
+    """
+    root = files("shopgen.templates")
+    texts = [root.joinpath(env, "first.j2").read_text() for env in _CUSTOMER_ENVS]
+    texts += [p.read_text() for p in root.joinpath("user").iterdir() if p.name.endswith(".j2")]
+    texts.append(root.joinpath("common.j2").read_text())
+    out: set[str] = set(_EXTRA_WORDS.split())
+    for text in texts:
+        quoted = " ".join(re.findall(r'"([^"]*)"', " ".join(_JINJA.findall(text))))
+        plain = _JINJA.sub(" ", text)
+        out.update(w.lower() for w in _TOKEN.findall(plain + " " + quoted) if w.isalpha())
+    return frozenset(w for w in out if len(w) >= FIX_MIN)
+
+
+def fix_typos(text: str) -> str:
+    """``text`` with each typo'd template word spelled right ("Sbow me 4 optiond").
+
+    Only words the templates use are restored, and only when exactly one is that close, so
+    the product words, brands and values (which the templates never say) stay as typed; a
+    plural of a known word ("tops" of "Top") is a word, not a typo.
+    """
+    vocab = template_words()
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        low = word.lower()
+        letters = sum(ch.isalpha() for ch in low)
+        if low in vocab or len(low) < FIX_MIN or letters < len(low) - 2 or low.rstrip("s") in vocab:
+            return word
+        if PRODUCT_RE.fullmatch(word):
+            return word
+        found = {v for v in vocab if abs(len(v) - len(low)) <= 2 and near(low, v)}
+        if len(found) != 1:
+            return word
+        (right,) = found
+        return right.capitalize() if word[0].isupper() else right
+
+    return _TOKEN.sub(fix, text)
+
+
+def closest(phrase: str, options: list[str]) -> str | None:
+    """The option ``phrase`` names despite typos (word by word), or None if none is close.
+
+    Each of the option's words must be matched by a word of the phrase within a typo
+    (:func:`near`); among those, the option sharing the most characters wins.
+    """
+    said = [w for w in re.findall(r"[a-z0-9']+", phrase.lower()) if w not in {"and", "&"}]
+    scored = []
+    for option in sorted(set(options)):
+        want = [w for w in re.findall(r"[a-z0-9']+", option.lower()) if w not in {"and", "&"}]
+        if want and all(any(_near_word(s, w) for s in said) for w in want):
+            scored.append((sum(len(w) for w in want), option))
+    return max(scored)[1] if scored else None
+
+
+def _near_word(said: str, want: str) -> bool:
+    """A customer's word for a card's word: a typo of it, or its singular or plural."""
+    return near(said.rstrip("s"), want.rstrip("s")) or near(said, want)

@@ -6,15 +6,16 @@ import re
 
 from shopgen.gen.tasks.base import Oracle
 from shopgen.policies.base import PublicTask
+from shopgen.policies.heuristic.common import fix_typos
 from shopgen.policies.heuristic.recommend import long_form_segments, recommend_flow
 
 #: Where customers name the product, per phrasing of ``templates/discovery/first.j2``.
 _LEADS = (
-    r"get myself some (.+?) for ages",
+    r"get myself some (.+?) (?:for|4) ages",
     r"telling me i need (.+?), so here",
-    r"shopping for (.+?) now\b",
+    r"shopping (?:for|4) (.+?) now\b",
     r"help me find (.+?)\?",
-    r"recommendations for (.+?)(?=[,.])",
+    r"recommendations (?:for|4) (.+?)(?=[,.])",
     r"searching for (.+?)(?=\.)",
     r"just find me (.+?)(?=\. quickly)",
     r"don't have all day\. (.+?)(?=[,.])",
@@ -36,19 +37,27 @@ _CONS = re.compile(
 
 
 def heuristic(task: PublicTask) -> Oracle:
-    """Play a discovery task from the public view only."""
-    category = category_phrase(task.user)
+    """Play a discovery task from the public view only (template words read through typos)."""
+    text = fix_typos(task.user)
+    category = category_phrase(text)
     yield from recommend_flow(
-        task.user,
+        text,
         query=category,
         exclude=set(),
         noun=category,
-        segments=tuple(long_form_segments(task.user, category)),
+        segments=tuple(long_form_segments(text, category)),
+        rename=True,
     )
 
 
 def category_phrase(text: str) -> str:
-    """The kind of product the customer names (the words after "find", "need", …)."""
+    """The kind of product the customer names (the words after "find", "need", …).
+
+    Typos in the template's words are fixed first (:func:`fix_typos`), so the phrasing is
+    recognised; the product words themselves may still be typo'd, which the search's cards
+    settle (``recommend.rename``).
+    """
+    text = fix_typos(text)
     for pattern in _LEADS:
         m = re.search(pattern, text, re.I)
         if m:

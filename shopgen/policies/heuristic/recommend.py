@@ -22,7 +22,9 @@ from typing import Any
 from shopgen.gen.tasks.base import Oracle, call
 from shopgen.policies.heuristic.common import (
     cards,
+    closest,
     count_wanted,
+    fix_typos,
     money,
     rating_floor,
     reply_text,
@@ -58,7 +60,7 @@ UNKNOWN_SHIP = 4.0
 MOSTLY = 0.8
 _SEGMENT_SPLIT = re.compile(r",\s*(?:and\s+)?|\s+and\s+|[()]|\.\s|[.!?]$|\s-\s")
 _PAIR = re.compile(
-    r"\bthe ([a-z][a-z ]{1,30}?) (?:is|should be|is now) (.+?)(?=,\s+the |\s+and the |[.!?]?$)"
+    r"\bthe ([a-z][a-z ]{1,30}?) (?:is|should be|is now|→) (.+?)(?=,\s+the |\s+and the |\.\s|[.!?]?$)"
 )
 
 
@@ -77,6 +79,8 @@ class Needs:
     #: Stated anchors: (price ideal, price worst) and (days ideal, days worst), when said.
     price_anchors: tuple[float, float] | None = None
     day_anchors: tuple[float, float] | None = None
+    #: Values said bare, brand or attribute value as yet unknown (:func:`bare_values`).
+    bare: list[str] = field(default_factory=list)
 
     def merge(self, other: Needs) -> None:
         """Take every requirement ``other`` states (a later statement wins)."""
@@ -84,6 +88,7 @@ class Needs:
             if getattr(other, name) is not None:
                 setattr(self, name, getattr(other, name))
         self.attrs = _merge_attrs(self.attrs, other.attrs)
+        self.bare += [v for v in other.bare if v not in self.bare]
         if other.weights is not None:
             self.weights, self.brands = other.weights, other.brands
             self.price_anchors, self.day_anchors = other.price_anchors, other.day_anchors
@@ -97,7 +102,7 @@ class Needs:
     def words(self) -> list[str]:
         """What a search should say besides the product: the brand and attribute values."""
         out = [self.brand] if self.brand else []
-        return out + [value for _, value in self.attrs]
+        return out + [value for _, value in self.attrs] + self.bare
 
 
 def _merge_attrs(old: list, new: list) -> list:
@@ -112,18 +117,20 @@ def read_needs(text: str) -> Needs:
     "5 stars is ideal") are not a budget, a rating floor or a delivery time.
     """
     pref = read_preference(text)
-    text = _STATED.sub(" ", text)
+    text = fix_typos(_STATED.sub(" ", text))
+    bare_k, bare_days, names = bare_values(text)
     needs = Needs(
-        k=count_wanted(text) or _count_pair(text),
+        k=count_wanted(text) or _count_pair(text) or bare_k,
         price_max=money(text),
         rating_min=rating_floor(text),
-        ship_days_max=ship_days(text) or _days_pair(text),
+        ship_days_max=ship_days(text) or _days_pair(text) or bare_days,
+        bare=names,
     )
     needs.weights, needs.brands = pref[0], pref[1]
     needs.price_anchors, needs.day_anchors = _anchors(pref[2])
     m = re.search(r"\bfrom ([A-Z][\w&.' -]*?)(?=,| and | under| rated| delivered|[.!?]|$)", text)
     pairs = dict(_PAIR.findall(text))
-    needs.brand = pairs.get("brand") or (m.group(1).strip() if m else None)
+    needs.brand = pairs.get("brand") or _brand_pair(text) or (m.group(1).strip() if m else None)
     needs.attrs = _attr_pairs(text, pairs)
     return needs
 
@@ -166,13 +173,51 @@ def _anchors(
 
 
 def _count_pair(text: str) -> int | None:
-    m = re.search(r"number of options (?:is|should be|is now) (\d+)", text)
+    """The count in "the number of options is 4", read past typo'd short words ("lf", "ad")."""
+    m = re.search(r"\bnumber\b.{0,6}?\boptions?\b.{0,10}?(\d+)", text)
     return int(m.group(1)) if m else None
 
 
 def _days_pair(text: str) -> int | None:
-    m = re.search(r"delivery time (?:is|should be|is now) (\d+)", text)
+    """The days in "the delivery time is 7 days", however the "is" came out."""
+    m = re.search(r"\bdelivery time\b.{0,10}?(\d+)\s*days?\b", text)
     return int(m.group(1)) if m else None
+
+
+def _brand_pair(text: str) -> str | None:
+    """The brand in "the brand is Kaufman", also as "the brandi s Kaufman" (a moved space)."""
+    m = re.search(r"\bthe\s*brand\w?\s*\w{0,2}\s+([A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*)*)", text)
+    return m.group(1) if m else None
+
+
+_BARE_END = re.compile(r"\s*(?:thx|pls|ty)?[.!]?\s*$", re.I)
+
+
+def bare_values(text: str) -> tuple[int | None, int | None, list[str]]:
+    """A values-only answer ("2 days, Fowler, 4 thx"): its count, its days and its words.
+
+    Terse and texting customers answer with the values alone, in no stated order; units
+    tell most apart ("$" a budget and "stars" a rating are read anyway), a bare number is
+    the number of options, and a bare name is a brand or an attribute value, which only the
+    cards can tell (:func:`resolve_bare`).
+    """
+    if re.search(r"\bthe [a-z][a-z ]*\b(?:is|should be|→)", text):
+        return None, None, []
+    k = days = None
+    names = []
+    for piece in re.split(r",\s*", _BARE_END.sub("", text.strip())):
+        piece = _BARE_END.sub("", piece).strip()
+        if not piece or re.fullmatch(r"\$[\d,.]+|[\d.]+ stars?|then|and", piece):
+            continue  # a budget or a rating: read by their units anyway
+        if re.fullmatch(r"\d+", piece):
+            k = int(piece)
+        elif m := re.fullmatch(r"(\d+) days?", piece):
+            days = int(m.group(1))
+        elif re.fullmatch(r"[A-Z0-9][\w&.'/-]*(?: [\w&.'/-]+){0,4}", piece):
+            names.append(piece)
+        else:  # not a list of values: a sentence
+            return None, None, []
+    return k, days, names
 
 
 _VALUE_END = re.compile(r"\s+(?:show|send|thx|pls|just|list|top)\b", re.I)
@@ -376,6 +421,7 @@ def recommend_flow(
     anchor: str | None = None,
     turns: Turns | None = None,
     segments: tuple[str, ...] = (),
+    rename: bool = False,
 ) -> Oracle:
     """Ask, search with every stated word, widen by brand, recommend the best k; two envs use it.
 
@@ -387,6 +433,8 @@ def recommend_flow(
         anchor: the unavailable original, if known (never recommended).
         turns: the turns already used by the caller, if any.
         segments: "label value" requirements whose label is not known (``long_form_segments``).
+        rename: whether ``query`` is the customer's name of a category, to be spelled as the
+            cards spell it once a search shows it (:func:`renamed`).
     """
     turns = turns or Turns()
     needs = read_needs(text)
@@ -398,11 +446,14 @@ def recommend_flow(
     needs.merge(read_needs(reply_text([answer or {}])))
     seen: dict[str, dict[str, Any]] = {}
     _see(seen, found)
+    if rename:
+        query = noun = renamed(noun, seen)
     done = {said} if found else set()
     skip = exclude | ({anchor} if anchor else set())
     while turns.left() > 0:
         needs.merge(read_needs(" ".join(turns.said)))  # a change of mind said unprompted
-        todo = [q for q in _queries(query, needs, seen, noun, skip, anchor) if q not in done]
+        known = resolve_bare(needs, list(seen.values()))
+        todo = [q for q in _queries(query, known, seen, noun, skip, anchor) if q not in done]
         if not todo:
             break
         batch = todo[: turns.budget or 1]
@@ -420,6 +471,21 @@ def recommend_flow(
         return
     yield [call("recommend_products", product_ids=[c["product_id"] for c in picks])]
     yield "Here are my picks, best first: " + "; ".join(c["title"] for c in picks) + "."
+
+
+def renamed(noun: str, seen: dict[str, dict[str, Any]]) -> str:
+    """The customer's category as the cards name it, when they typo'd it ("ygoa mats").
+
+    A category whose every word the customer's phrase holds exactly is already named right
+    ("jeans from men's clothing" keeps its department); otherwise the card category the
+    phrase names within typos (:func:`closest`) replaces it, so later searches and the
+    category check use the store's spelling.
+    """
+    shown = sorted({str(c["category"]) for c in seen.values() if c.get("category")})
+    said = words(noun)
+    if any(words(c) <= said for c in shown):
+        return noun
+    return (closest(noun, shown) or noun).lower()
 
 
 def _query(query: str, needs: Needs, *lead: str) -> str:
@@ -466,6 +532,23 @@ def _kind(
     return of_category(items, noun, anchor) or same_kind(items, noun) or items
 
 
+def resolve_bare(needs: Needs, items: list[dict[str, Any]]) -> Needs:
+    """``needs`` with each bare value read as a brand or an attribute value.
+
+    A value is the brand when a card shows that brand, else an attribute value a card lists.
+    """
+    if not needs.bare:
+        return needs
+    brands = {str(c.get("brand", "")).lower(): str(c.get("brand")) for c in items}
+    out = replace(needs, bare=[], attrs=list(needs.attrs))
+    for value in needs.bare:
+        if value.lower() in brands and not out.brand:
+            out.brand = brands[value.lower()]
+        elif value.lower() not in brands:
+            out.attrs.append(("value", value))
+    return out
+
+
 def best(
     items: list[dict[str, Any]],
     needs: Needs,
@@ -474,6 +557,7 @@ def best(
     anchor: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The k best shown products of the right kind that meet every stated requirement."""
+    needs = resolve_bare(needs, items)
     k = needs.k or 3
     kind = _kind(items, noun, anchor)
     kind = [c for c in kind if c["product_id"] not in skip]
