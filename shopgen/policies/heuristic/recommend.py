@@ -187,7 +187,7 @@ def _days_pair(text: str) -> int | None:
 def _brand_pair(text: str) -> str | None:
     """The brand in "the brand is Kaufman", also as "the brandi s Kaufman" (a moved space)."""
     m = re.search(r"\bthe\s*brand\w?\s*\w{0,2}\s+([A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*)*)", text)
-    return m.group(1) if m else None
+    return m.group(1).rstrip(".") if m else None
 
 
 _BARE_END = re.compile(r"\s*(?:thx|pls|ty)?[.!]?\s*$", re.I)
@@ -442,12 +442,18 @@ def recommend_flow(
     question = QUESTION + ("" if needs.k else " How many options would you like?")
     said = _query(query, needs)
     calls = [call("ask_user", question=question), call("catalog_search", query=said)]
-    answer, found = yield from turns.run(calls, max_turns=1)
+    if anchor:  # the original's details name its category
+        calls.append(call("catalog_get_product", product_id=anchor))
+    answer, found, *details = yield from turns.run(calls, max_turns=1)
     needs.merge(read_needs(reply_text([answer or {}])))
     seen: dict[str, dict[str, Any]] = {}
     _see(seen, found)
     if rename:
         query = noun = renamed(noun, seen)
+    kind = _category_of(details[0] if details else None)
+    if kind and anchor:
+        seen.setdefault(anchor, {**(details[0] or {}), "category": kind})
+        query = noun = kind.lower()
     done = {said} if found else set()
     skip = exclude | ({anchor} if anchor else set())
     while turns.left() > 0:
@@ -471,6 +477,12 @@ def recommend_flow(
         return
     yield [call("recommend_products", product_ids=[c["product_id"] for c in picks])]
     yield "Here are my picks, best first: " + "; ".join(c["title"] for c in picks) + "."
+
+
+def _category_of(details: dict[str, Any] | None) -> str | None:
+    """The category a product's details name (the last level of its path), if shown."""
+    path = str((details or {}).get("category") or "")
+    return path.split(" > ")[-1] or None
 
 
 def renamed(noun: str, seen: dict[str, dict[str, Any]]) -> str:

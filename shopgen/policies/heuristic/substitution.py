@@ -6,7 +6,7 @@ import re
 
 from shopgen.gen.tasks.base import Oracle, call
 from shopgen.policies.base import PublicTask
-from shopgen.policies.heuristic.common import PRODUCT_RE, overlap
+from shopgen.policies.heuristic.common import PRODUCT_RE, fix_typos, near, words
 from shopgen.policies.heuristic.recommend import recommend_flow
 from shopgen.policies.heuristic.turns import Turns
 
@@ -38,8 +38,9 @@ _NAME_LEADS = (
 
 def heuristic(task: PublicTask) -> Oracle:
     """Play a substitution task from the public view only."""
-    name = product_name(task.user)
-    ids = PRODUCT_RE.findall(task.user)
+    text = fix_typos(task.user)
+    name = product_name(text)
+    ids = PRODUCT_RE.findall(text)
     original = ids[0] if ids else None
     turns = Turns()
     if original is None:  # the customer looked at it: the visit history has its id
@@ -47,7 +48,7 @@ def heuristic(task: PublicTask) -> Oracle:
         original = _seen(history or {}, name)
     product_words = name.split()[1:] or name.split()  # the first word is the brand
     yield from recommend_flow(
-        task.user,
+        text,
         query=" ".join(product_words)[-120:],
         exclude={original} if original else set(),
         noun=" ".join(product_words[-2:]),  # "Wireless Charger", not any charger
@@ -68,9 +69,22 @@ def product_name(text: str) -> str:
 
 
 def _seen(result: dict, name: str) -> str | None:
-    """The id of the viewed product whose title matches ``name`` best."""
+    """The id of the viewed product whose title matches ``name`` best, typos allowed.
+
+    The customer's name of the product carries typos ("Sofsthell Coat"), so a title word
+    counts as said when a word of the name is within a typo of it (:func:`fuzzy_overlap`).
+    """
     views = [v for v in result.get("visits", []) if "title" in v]
     if not views:
         return None
-    best = max(views, key=lambda v: overlap(name, v["title"]))
-    return best["product_id"] if overlap(name, best["title"]) >= 0.5 else None
+    best = max(views, key=lambda v: (fuzzy_overlap(name, v["title"]), v["product_id"]))
+    return best["product_id"] if fuzzy_overlap(name, best["title"]) >= 0.5 else None
+
+
+def fuzzy_overlap(name: str, title: str) -> float:
+    """Share of ``name``'s words that ``title`` holds, each exactly or within a typo."""
+    said = words(name)
+    shown = words(title)
+    if not said:
+        return 0.0
+    return sum(any(near(w, t) for t in shown) for w in said) / len(said)
