@@ -30,10 +30,9 @@ from shopgen.policies.heuristic.cart_text import (
     match_score,
     parse_request,
     reply_quantity,
-    similar,
     variant_score,
 )
-from shopgen.policies.heuristic.common import cards, reply_text
+from shopgen.policies.heuristic.common import cards, near, reply_text
 from shopgen.policies.heuristic.compose import change_body, split_change
 
 _LIMIT = re.compile(r"at most (\d+) tool calls? per turn")
@@ -272,7 +271,7 @@ class Cart:
             pairs = [("", value)]
         for label, value in pairs:
             value = value.strip(" .!?")
-            if label and similar(label.strip().lower(), "item"):
+            if label and near(label.strip().lower(), "item"):
                 self.lines.append(Line(want=Wanted(desc=value, qty=1)))
             elif not self._change_variant(value):
                 self.pending.append(value)

@@ -5,7 +5,7 @@ each item ``[N x ]<desc>[ (label value, …)][ [id]][, the one I looked at <when
 items joined by commas and "and", or listed as "- item - item". Typos and chat shorthand
 touch everything but quantities, brands and variant values (those are written exactly), so
 the template words are found by a fuzzy match and product words are compared loosely
-(:func:`similar`). Nothing here reads more than the text the agent was shown.
+(``common.near``). Nothing here reads more than the text the agent was shown.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
-from shopgen.policies.heuristic.common import PRODUCT_RE
+from shopgen.policies.heuristic.common import PRODUCT_RE, near
 
 #: How the request opens (``templates/cart/first.j2``, and journey's "Please add to my cart").
 OPENERS = (
@@ -67,8 +67,6 @@ SEEN_WHEN = {
 }
 #: Share of a template phrase's letters a stretch of the message must match to count as it.
 PHRASE_MATCH = 0.8
-#: How alike two words must be to be read as one word typed with a typo.
-WORD_MATCH = 0.75
 #: How a history reference opens, spaces taken out: ", the one I looked at yesterday" in a
 #: cart request, "the video game I looked at yesterday" in a journey's cart step.
 SEEN_OPENERS = ("theoneilookedat", "ilookedat")
@@ -98,15 +96,6 @@ class Wanted:
     changes: list[str] = field(default_factory=list)
 
 
-def similar(a: str, b: str) -> bool:
-    """Whether two lower-case words are one word, perhaps with a typo in one of them."""
-    if a == b:
-        return True
-    if min(len(a), len(b)) < 4:
-        return False
-    return SequenceMatcher(None, a, b).ratio() >= WORD_MATCH
-
-
 def tokens(text: str) -> list[str]:
     """Lower-case word tokens with a plural ``s`` stripped (words of one letter dropped)."""
     return [w.rstrip("s") for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 1]
@@ -122,7 +111,7 @@ def match_score(desc: str, title: str) -> float:
     for w in want:
         if w in have:
             got += 1.0
-        elif any(similar(w, h) for h in have):
+        elif any(near(w, h) for h in have):
             got += 0.8
     return got / len(want)
 
@@ -145,7 +134,7 @@ def corrected(desc: str, titles: list[str]) -> str:
             key=lambda v: SequenceMatcher(None, low, v.lower()).ratio(),
             default=None,
         )
-        ok = best is not None and similar(low.rstrip("s"), best.lower().rstrip("s"))
+        ok = best is not None and near(low.rstrip("s"), best.lower().rstrip("s"))
         out.append(best if ok else word)
     return " ".join(out)
 
