@@ -16,25 +16,28 @@ same questions in the same order give byte-identical replies in any process.
 
 The customer never says a product id (slots of kind ``id`` are unknown to them) nor any string
 in ``never_say``; a scheduled switch is said once, at its turn (:meth:`SimulatedUser.reply` and
-:meth:`SimulatedUser.at_turn_end`), after which answers give the new values.
+:meth:`SimulatedUser.at_turn_end`), after which answers give the new values. A switch that
+changes one item of a list names the item (:func:`naming_the_item`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from shopgen.gen.render import render_user_reply
 from shopgen.gen.seeding import stream
-from shopgen.gen.slots import Slot, make_slot
+from shopgen.gen.slots import Slot, make_slot, spec_for
 from shopgen.gen.store import BoundedCache
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.task import ScriptSlot, UserScript
 
 _WORD = re.compile(r"[a-z0-9]+")
+#: A slot of one item of a list (a cart's, or a journey cart step's): the item, the field.
+_ITEM_FIELD = re.compile(r"^(?P<item>(?:.+\.)?items\.\d+)\.(?P<field>desc|variant\..+)$")
 #: Rendered replies one compiled script remembers before it starts over.
 _REPLIES_LIMIT = 1024
 
@@ -368,6 +371,29 @@ def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
     return [m.slot for m in hits]
 
 
+def naming_the_item(slot: Slot, script: dict[str, ScriptSlot]) -> Slot:
+    """A change of mind about one item of a list, as said so that the item is known.
+
+    Said by its label alone, "the item should be X" read the same for an item swapped for X
+    and for X added, and "the color should be Blue" fitted any item sold in colours: no
+    agent could know which the customer meant. So a new description names the one it
+    replaces ("X instead of the desk lamp"), an added item is said as extra ("the extra item
+    should be X as well"), and a variant value names its item ("Blue for the desk lamp");
+    the value stays first, so a reply that states values only ("make it …") says them too.
+    Other slots are said as they are.
+    """
+    m = _ITEM_FIELD.match(slot.name)
+    if m is None:
+        return slot
+    item = script.get(f"{m['item']}.desc")
+    if m["field"] != "desc":
+        return slot if item is None else replace(slot, value=f"{slot.value} for the {item.value}")
+    if item is not None:
+        return replace(slot, value=f"{slot.value} instead of the {item.value}")
+    label = slot.label if "extra" in slot.label else f"extra {slot.label}"
+    return replace(slot, label=label, value=f"{slot.value} as well")
+
+
 @dataclass(slots=True)
 class SimulatedUser:
     """One episode's customer: the script, the replies given so far, the switch's state.
@@ -445,15 +471,22 @@ class SimulatedUser:
         slots = []
         for name, value in sw.changes:
             base = by_name.get(name)
-            slots.append(self._slot(base, value) if base else self._added(name, value))
+            slot = self._slot(base, value) if base else self._added(name, value)
+            slots.append(naming_the_item(slot, by_name))
         return tuple(slots)
 
     def _slot(self, s: ScriptSlot, value: Any) -> Slot:
         return Slot(name=s.name, value=value, kind=s.kind, label=s.label)
 
     def _added(self, name: str, value: Any) -> Slot:
+        """A slot a switch adds, labelled as the vocabulary labels its kind of slot.
+
+        An added cart item's description is a kind of slot the vocabulary always requires:
+        made as optional it was refused, and said as "the desc should be …".
+        """
         try:
-            return make_slot(self.env, name, value)
+            spec, _ = spec_for(self.env, name)
+            return make_slot(self.env, name, value, required=spec.always_required)
         except ConfigError:
             return Slot(name=name, value=value, kind="text", label=name.rsplit(".", 1)[-1])
 

@@ -32,6 +32,12 @@ Version history:
           again (the degraded page differs per call) instead of the product's hidden title:
           it typed title words no tool had shown (10 of 180 tasks at d 4–12 on 3k products,
           p_noise = 0). Redraws at d = 5 on 100k products: 17 per 300 tasks, 16 before.
+          A change of mind names the item it is about (``env.user.naming_the_item``): "the
+          item should be X" was said alike for an item swapped for X and for X added, and
+          "the color should be Red" fitted any item sold in colours, so no agent could tell
+          which was meant. Now "X instead of the <item>", "the extra item should be X as
+          well", "Red for the <item>". The heuristic agent's solve rate at d = 0/4/8/12 went
+          from 96/71/29/17% to 100/92/42/29% (5k products, 24 tasks each).
 """
 
 from __future__ import annotations

@@ -159,6 +159,36 @@ def test_switch_is_said_unprompted_after_its_turn(episode, picks):
     assert "5" in reply
 
 
+@pytest.mark.parametrize(
+    ("kind", "changes", "said"),
+    [
+        # Two items: "the item should be X" read the same for a swap and an addition, and
+        # "the color should be red" could be either item's.
+        ("swap_item", [("items.1.desc", "bird feeder")], "bird feeder instead of the desk lamp"),
+        (
+            "add_item",
+            [("items.2.desc", "bird feeder")],
+            "the extra item should be bird feeder as well",
+        ),
+        ("change_variant", [("items.0.variant.color", "red")], "red for the wool socks"),
+    ],
+)
+def test_a_change_to_one_item_names_the_item(episode, kind, changes, said):
+    sw = ScriptSwitch(kind=kind, turn=1, changes=changes)
+    env = episode(script(switch=sw))
+    reply, _ = ask(env, "Anything else?")
+    assert said in reply
+
+
+def test_a_change_outside_an_item_list_is_said_as_before(episode):
+    sw = ScriptSwitch(kind="raise_budget", turn=1, changes=[("price_max", 100)])
+    env = episode(script(switch=sw))
+    reply, _ = ask(env, "Anything else?")
+    assert "the budget should be $100" in reply
+    assert "instead" not in reply
+    assert "as well" not in reply
+
+
 def test_bad_user_script_is_an_error_result(episode, store):
     env = ShopEnv(store)
     row = make_row(store)
