@@ -14,6 +14,7 @@ from shopgen.policies.heuristic.cart_text import (
     corrected,
     match_score,
     parse_request,
+    read_change,
     reply_quantity,
     similar_and,
 )
@@ -184,3 +185,18 @@ def test_parse_reads_a_journey_cart_step() -> None:
         ("Weber Grip car charger", None),
         ("video game", "yesterday"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("bird feeder instead of the desk lamp", ("swap", "bird feeder", "desk lamp")),
+        ("bird feeder insteaqd of thhe desk lamp", ("swap", "bird feeder", "desk lamp")),
+        ("bird feeder as well", ("add", "bird feeder", "")),
+        ("bird feeder as wel", ("add", "bird feeder", "")),
+        ("Navy for the wool socks", ("variant", "Navy", "wool socks")),
+        ("Navy", ("", "Navy", "")),
+    ],
+)
+def test_a_change_of_mind_says_what_it_does_to_which_item(value, expected):
+    assert read_change(value) == expected

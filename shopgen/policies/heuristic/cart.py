@@ -29,6 +29,7 @@ from shopgen.policies.heuristic.cart_text import (
     corrected,
     match_score,
     parse_request,
+    read_change,
     reply_quantity,
     variant_score,
 )
@@ -146,6 +147,7 @@ class Cart:
     viewed: bool = False
     cart: list[dict[str, Any]] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)
+    dropped: list[tuple[str, str | None]] = field(default_factory=list)
 
     def plan(self) -> list[tuple[Call, tuple[str, Line | None]]]:
         """This turn's calls, most urgent first, each with what it is for."""
@@ -167,6 +169,13 @@ class Cart:
             question = self._question(ln)
             if question:
                 calls.append((call("ask_user", question=question), ("ask", ln)))
+        calls += [
+            (
+                call("cart_remove", product_id=pid, **({"variant_id": vid} if vid else {})),
+                ("drop", None),
+            )
+            for pid, vid in self.dropped
+        ]
         calls += self._adds()
         if not calls and not self.viewed and any(ln.in_cart for ln in self.lines):
             calls.append((call("cart_view"), ("view", None)))
@@ -253,6 +262,8 @@ class Cart:
                 ln.variants = None  # refused for a missing variant: look them up again
         elif kind == "remove" and ln is not None and "error" not in result:
             ln.in_cart = None
+        elif kind == "drop":
+            self.dropped = [d for d in self.dropped if d[0] != result.get("product_id")]
         elif kind == "view":
             self.viewed = True
             self.cart = [x for x in result.get("lines", []) if isinstance(x, dict)]
@@ -270,11 +281,32 @@ class Cart:
             value = re.sub(r"^\s*make\s+it\s+", "", body, flags=re.I).strip(" .!")
             pairs = [("", value)]
         for label, value in pairs:
-            value = value.strip(" .!?")
-            if label and near(label.strip().lower(), "item"):
-                self.lines.append(Line(want=Wanted(desc=value, qty=1)))
-            elif not self._change_variant(value):
-                self.pending.append(value)
+            kind, new, item = read_change(value.strip(" .!?"))
+            named = self._line_named(item) if item else None
+            if kind == "swap" and named is not None:
+                self._swap(named, new)
+            elif kind in ("add", "swap") or (label and near(label.strip().lower(), "item")):
+                self.lines.append(Line(want=Wanted(desc=new, qty=1)))
+            elif kind == "variant" and named is not None:
+                named.want.changes.append(new)
+            elif not self._change_variant(new):
+                self.pending.append(new)
+
+    def _line_named(self, words: str) -> Line | None:
+        """The item the customer names by ``words`` (its description or product title)."""
+        scored = [
+            (max(match_score(words, ln.want.desc), match_score(words, ln.name())), i)
+            for i, ln in enumerate(self.lines)
+        ]
+        best = max(scored, default=(0.0, -1))
+        return self.lines[best[1]] if best[0] >= 0.5 else None
+
+    def _swap(self, old: Line, desc: str) -> None:
+        """Put the item ``desc`` in place of ``old`` (same quantity), out of the cart if added."""
+        if old.in_cart is not None:
+            self.dropped.append(old.in_cart[:2])
+        qty = old.want.qty if old.want.qty is not None else old.qty()
+        self.lines[self.lines.index(old)] = Line(want=Wanted(desc=desc, qty=qty))
 
     def _change_variant(self, value: str) -> bool:
         """Give ``value`` to the item whose variants sell it (other than its current one)."""

@@ -361,3 +361,40 @@ def axes_unsaid(variants: list[dict[str, Any]], said: str) -> list[str]:
         if len(values) > 1 and not any(_names(said, x) for x in values):
             out.append(axis)
     return out
+
+
+#: How a change of mind says what it does to one item (``env.user.naming_the_item``): a new
+#: description replaces a named one, an extra item comes "as well", a value is "for" an item.
+_INSTEAD, _AS_WELL, _FOR = "instead of the", "as well", " for the "
+
+
+def _find(text: str, phrase: str) -> tuple[int, int] | None:
+    """Where ``phrase`` stands in ``text`` typed with a typo or two: the best matching span."""
+    low, n = text.lower(), len(phrase)
+    best: tuple[float, int, int] | None = None
+    for i in range(len(low)):
+        if i and low[i - 1].isalnum():
+            continue  # a phrase starts a word
+        for k in range(max(1, n - 2), n + 3):
+            ratio = SequenceMatcher(None, low[i : i + k], phrase).ratio()
+            if ratio >= PHRASE_MATCH and (best is None or ratio > best[0]):
+                best = (ratio, i, i + k)
+    return None if best is None else best[1:]
+
+
+def read_change(value: str) -> tuple[str, str, str]:
+    """What a changed value does: ``(kind, new words, the item it is about)``.
+
+    ``kind`` is "swap" ("X instead of the Y"), "add" ("X as well"), "variant" ("Blue for the
+    desk lamp") or "" (a value alone).
+    """
+    if _FOR in value:  # variant values are written exactly, typos never touch them
+        new, item = value.split(_FOR, 1)
+        return "variant", new.strip(), item.strip()
+    at = _find(value, _INSTEAD)
+    if at is not None:
+        return "swap", value[: at[0]].strip(), value[at[1] :].strip()
+    cut = _phrase_end(value, (_AS_WELL,), tail=True)
+    if cut:
+        return "add", value[:-cut].strip(), ""
+    return "", value.strip(), ""
