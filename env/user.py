@@ -95,6 +95,25 @@ KIND_WORDS: dict[str, tuple[str, ...]] = {
     "date": ("date", "when did you"),
 }
 
+#: An open question about a product search's requirements ("Any other requirements?"). The
+#: agent cannot know an attribute's name (cards show "Black", not "tea type"), so a customer
+#: asked openly states every requirement of that kind they have, as a shopper would; before,
+#: they answered "I don't know" and kept the one the task hinged on. Only the constraints of a
+#: product search answer it: a policy question's facts must still be asked for by name.
+_OPEN = (
+    "requirement",
+    "anything else",
+    "something else",
+    "other",
+    "specific",
+    "feature",
+    "spec",
+    "detail",
+    "criteria",
+    "constraint",
+    "must have",
+)
+
 #: Words that ask about a slot only when nothing more specific matched.
 WEAK_WORDS: dict[str, tuple[str, ...]] = {
     "desc": ("item", "product"),
@@ -104,7 +123,11 @@ WEAK_WORDS: dict[str, tuple[str, ...]] = {
     "ref": ("order",),
     "order_date": ("when",),
     "seen": ("when",),
-    "attr": ("variant", "option", "which one", "version"),
+    "attr": ("variant", "option", "which one", "version", *_OPEN),
+    "price_max": _OPEN,
+    "rating_min": _OPEN,
+    "ship_days_max": _OPEN,
+    "brand": _OPEN,
     "variant": ("variant", "option", "which one", "version", "style"),
 }
 

@@ -121,7 +121,8 @@ Version history:
           aim searches at the products they miss by brand and key attribute values. Rejected
           draws per journey on 100k products at d = 5 / 10 / 12: 1.05 / 1.15 / 3.6, against
           1.3 / 4.7 / 44 before, when 40 attempts gave up on 41% of journeys at d = 12.
-          A cart step's change of mind names the item it is about, as cart 1.1's does.
+          A cart step's change of mind names the item it is about, as cart 1.1's does, and an
+          open question gets every constraint of its discovery and substitution steps.
 """
 
 from __future__ import annotations

@@ -52,7 +52,8 @@ Version history:
           attribute values a card or the customer gave (goal ``feasible`` rows carry the key
           attribute values). Redraws per task on 100k products at d = 5 / 10 / 12: 0.17 /
           0.5 / 0.6, against 0.65 / 13.3 / 18.6 before, when 40 attempts gave up on 5–12% of
-          tasks at d ≥ 10 and aborted the run (40 tasks each, seed 11).
+          tasks at d ≥ 10 and aborted the run (40 tasks each, seed 11). An open question
+          gets every constraint, as in discovery 1.5.
 """
 
 from __future__ import annotations

@@ -132,6 +132,21 @@ def test_never_says_product_ids_even_when_asked(episode):
     assert VID not in reply
 
 
+@pytest.mark.parametrize(
+    "question", ["Do you have any other requirements?", "Anything else?", "Any specific features?"]
+)
+def test_an_open_question_gets_every_product_search_requirement(question):
+    """An agent cannot know an attribute's name; "I don't know" hid the one a task hinged on."""
+    attr = ScriptSlot(name="attrs.tea_type", value="Black", kind="attr", label="tea type")
+    s = script(slots=[*SLOTS, attr.model_copy(update={"omitted": True})])
+    assert names(question, s) == ["price_max", "brand", "rating_min", "ship_days_max", attr.name]
+
+
+def test_an_open_question_does_not_stand_for_a_specific_one():
+    assert names("Any other colour?") == ["items.0.variant.color"]
+    assert names("What is the reason, and anything else?") == ["reason"]
+
+
 def test_switch_is_revealed_at_its_turn_in_an_answer(episode):
     sw = ScriptSwitch(kind="change_variant", turn=2, changes=[("items.0.variant.color", "red")])
     env = episode(script(switch=sw))
