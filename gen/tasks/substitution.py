@@ -53,7 +53,10 @@ Version history:
           attribute values). Redraws per task on 100k products at d = 5 / 10 / 12: 0.17 /
           0.5 / 0.6, against 0.65 / 13.3 / 18.6 before, when 40 attempts gave up on 5–12% of
           tasks at d ≥ 10 and aborted the run (40 tasks each, seed 11). An open question
-          gets every constraint, as in discovery 1.5.
+          gets every constraint, as in discovery 1.5. Asked which features a substitute must
+          share ("must match", "compatible", …, or openly), the customer names the compat
+          values (``compat_facts``): the system prompt asks for "the features that must match"
+          and nothing answered which they are.
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ from typing import Any
 import numpy as np
 
 from shopgen.gen.difficulty import Theta
-from shopgen.gen.slots import Slot, make_slot
+from shopgen.gen.slots import Slot, make_slot, slot_label
 from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, pick
 from shopgen.gen.tasks.constraints import (
     Constraints,
@@ -148,8 +151,30 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         "out_of_stock": [original["product_id"], *fs.out_of_stock],
         "today": ctx.today.isoformat(),
     }
-    facts = {"priority": preference_fact(pref)}
+    facts = {"priority": preference_fact(pref), **compat_facts(compat)}
     return Draft(slots=tuple(slots), goal=goal, episode=episode, switch=switch, facts=facts)
+
+
+#: How an agent asks what a substitute must keep of the original.
+COMPAT_WORDS = ["must match", "compatible", "compatibility", "fit", "same as", "share", "keep"]
+
+
+def compat_facts(compat: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """What the customer says, asked, about the features a substitute must share.
+
+    The system prompt says substitutes must match "the features that must match", and which
+    those are is the taxonomy's: asked ("Which features must it share with the original?", or
+    openly), the customer names them ("the dog size is Medium"). Before, nothing answered it.
+    """
+    return {
+        f"compat.{name}": {
+            "value": value,
+            "kind": "attr",
+            "label": slot_label(name),
+            "keywords": COMPAT_WORDS,
+        }
+        for name, value in compat.items()
+    }
 
 
 def _history(ctx: GenContext, original: dict, rng: np.random.Generator) -> list[dict]:

@@ -10,7 +10,7 @@ import pytest
 
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.taxonomy import load_taxonomy
-from shopgen.taskgen import TaskFactory
+from shopgen.taskgen import TaskFactory, assistant_message
 from shopgen.testing import check_env, check_recommend_switch, scored_with_final
 from shopgen.verifiers.reward import MAX_REWARD
 
@@ -160,3 +160,18 @@ def test_the_oracle_asks_for_the_preference(shop: ShopEnv, rows: list) -> None:
     from test_discovery import oracle_asks_for_the_preference
 
     oracle_asks_for_the_preference(shop, rows)
+
+
+def test_asked_what_must_match_the_customer_names_the_compat_values(shop):
+    """The system prompt asks for "the features that must match"; nothing answered which."""
+    factory = TaskFactory(shop, seed=0)
+    rows = [factory.make(ENV, d, k).row for d in (4, 8) for k in range(12)]
+    rows = [r for r in rows if r.decoded("goal")["compat"]]
+    assert rows, "no task of the fixture has a compatibility attribute"
+    question = "Which features must the substitute share with the original?"
+    for row in rows:
+        shop.reset(row)
+        obs, *_ = shop.step(assistant_message(1, [("ask_user", {"question": question})]))
+        reply = json.loads(obs["messages"][-1]["content"])["reply"]
+        for value in row.decoded("goal")["compat"].values():
+            assert value in reply
