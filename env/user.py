@@ -38,6 +38,8 @@ from shopgen.schemas.task import ScriptSlot, UserScript
 _WORD = re.compile(r"[a-z0-9]+")
 #: A slot of one item of a list (a cart's, or a journey cart step's): the item, the field.
 _ITEM_FIELD = re.compile(r"^(?P<item>(?:.+\.)?items\.\d+)\.(?P<field>desc|variant\..+)$")
+#: A slot an answer states per item: its quantity or one of its variant values.
+_ITEM_VALUE = re.compile(r"^(?P<item>(?:.+\.)?items\.\d+)\.(?:qty|variant\..+)$")
 #: Rendered replies one compiled script remembers before it starts over.
 _REPLIES_LIMIT = 1024
 
@@ -417,6 +419,31 @@ def naming_the_item(slot: Slot, script: dict[str, ScriptSlot]) -> Slot:
     return replace(slot, label=label, value=f"{slot.value} as well")
 
 
+def naming_items_apart(slots: tuple[Slot, ...], values: dict[str, Any]) -> tuple[Slot, ...]:
+    """An answer's slots, each item's quantity and variants naming the item when it states several.
+
+    "Which colours?" about two items was answered "the color is Navy and the color is Red",
+    and a journey's cart step gave every item's quantity to a question about one: nothing
+    said whose value was whose. So when an answer states the quantities or variant values of
+    more than one item, each names its item by the description the customer holds
+    (``values``, after a said switch): "Navy for the wool socks", "2 for the desk lamp". The
+    value stays first and is written out whole (a protected ``attr``: typo noise leaves the
+    number and the name intact), so a reply stating values only says the items too. An
+    answer about one item, or an item the customer has not described yet, is said as before.
+    """
+    items = {m["item"] for s in slots if (m := _ITEM_VALUE.match(s.name))}
+    if len(items) < 2:
+        return slots
+    out = []
+    for s in slots:
+        m = _ITEM_VALUE.match(s.name)
+        desc = values.get(f"{m['item']}.desc") if m else None
+        out.append(
+            s if desc is None else replace(s, value=f"{s.display()} for the {desc}", kind="attr")
+        )
+    return tuple(out)
+
+
 @dataclass(slots=True)
 class SimulatedUser:
     """One episode's customer: the script, the replies given so far, the switch's state.
@@ -485,7 +512,7 @@ class SimulatedUser:
 
     def _answer_slots(self, answered: tuple[ScriptSlot, ...]) -> tuple[Slot, ...]:
         current = self._current()
-        return tuple(self._slot(s, current[s.name]) for s in answered)
+        return naming_items_apart(tuple(self._slot(s, current[s.name]) for s in answered), current)
 
     def _switch_slots(self) -> tuple[Slot, ...]:
         sw = self.script.switch

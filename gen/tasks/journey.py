@@ -123,6 +123,11 @@ Version history:
           1.3 / 4.7 / 44 before, when 40 attempts gave up on 41% of journeys at d = 12.
           A cart step's change of mind names the item it is about, as cart 1.1's does, and an
           open question gets every constraint of its discovery and substitution steps.
+          The script holds each cart item's description (``steps.<i>.items.<j>.desc``) and
+          an answer stating several items' quantities or variants names the item of each:
+          the customer answered a question about one item with every item's quantity,
+          unnamed (9 / 18 / 23 of 30 journeys at d = 6 / 9 / 12 on 5k products held two
+          cart items whose values differ).
 """
 
 from __future__ import annotations
@@ -233,6 +238,8 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
             if entry["name"] not in said:
                 fact = {k: v for k, v in entry.items() if k not in ("name", "omitted")}
                 facts[f"steps.{i}.{entry['name']}"] = fact
+        if env == "cart":  # each item by name, so answers can say whose value is whose
+            facts.update(_cart_items(i, sub.slots))
         goal = dict(sub.goal)
         if env == "bundle":
             goal["listed"] = False  # the journey message names only the project
@@ -377,6 +384,19 @@ def _said(env: str, i: int, sub_slots: tuple[Slot, ...]) -> tuple[set[str], list
     return said, out
 
 
+def _cart_items(i: int, sub_slots: tuple[Slot, ...]) -> dict[str, dict[str, Any]]:
+    """Cart step ``i``'s item descriptions as journey script slots (``steps.<i>.items.<j>.desc``).
+
+    The journey message says the items as one goal string, so without these the customer
+    could not say which item a quantity or variant is for (``env.user.naming_items_apart``).
+    """
+    return {
+        f"steps.{i}.{s.name}": {"value": s.value, "kind": "text", "label": "item"}
+        for s in sub_slots
+        if s.name.startswith("items.") and s.name.endswith(".desc")
+    }
+
+
 def _merge(into: dict[str, Any], sub: dict[str, Any]) -> None:
     """One customer's episode: stock marks and histories add up; any other clash is redrawn."""
     for key, value in sub.items():
@@ -473,11 +493,11 @@ def _journey_switch(
         for k, slot in enumerate(slots):
             if slot.name == jname:
                 slots[k] = dataclasses.replace(slot, label=f"{slot.label} for {subject}")
-        if jname in facts:
-            facts[jname] = {**facts[jname], "label": f"{facts[jname]['label']} for {subject}"}
-        elif own.kind == "swap_item" and env == "cart":
+        if own.kind == "swap_item" and env == "cart":
             old = {s.name: s.value for s in sub.slots}[name]
             facts[jname] = {"value": old, "kind": "text", "label": f"{old} in my cart"}
+        elif jname in facts:
+            facts[jname] = {**facts[jname], "label": f"{facts[jname]['label']} for {subject}"}
     return Switch(kind=own.kind, turn=own.turn, changes=tuple(changes))
 
 

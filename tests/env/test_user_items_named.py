@@ -1,0 +1,78 @@
+"""A reply stating several items' quantities or variants says which item each is for.
+
+Before, "Which colours?" about a cart of two items was answered "the color is Navy and the
+color is Red", and a journey's cart step answered every question about one of its items with
+every item's quantity ("the qty is 1, the qty is 2 and the qty is 1"): nothing said which
+value was whose, so an honest agent had to guess (cart: 12/30 tasks at d = 6, 30/30 at
+d = 12; journey: 9/30 at d = 6, 23/30 at d = 12 held two items whose values differ).
+"""
+
+
+import pytest
+from runtime_helpers import call, make_row, result
+
+from shopgen.env.episode import ShopEnv
+from shopgen.schemas.task import ScriptSlot, ScriptSwitch, UserScript
+
+SLOTS = [
+    ScriptSlot(name="items.0.desc", value="wool socks", kind="text", label="item"),
+    ScriptSlot(
+        name="items.0.variant.color", value="Navy", kind="variant", label="color", omitted=True
+    ),
+    ScriptSlot(name="items.0.qty", value=3, kind="quantity", label="quantity", omitted=True),
+    ScriptSlot(name="items.1.desc", value="desk lamp", kind="text", label="item"),
+    ScriptSlot(
+        name="items.1.variant.color", value="Red", kind="variant", label="color", omitted=True
+    ),
+    ScriptSlot(name="items.1.qty", value=2, kind="quantity", label="quantity", omitted=True),
+    ScriptSlot(name="items.2.qty", value=4, kind="quantity", label="quantity", omitted=True),
+]
+
+
+def script(**kw) -> UserScript:
+    return UserScript(**{"style": "polite", "slots": SLOTS, "p_short": 0.0, **kw})
+
+
+@pytest.fixture
+def ask(store):
+    def start(s: UserScript):
+        env = ShopEnv(store)
+        row = make_row(store, env="cart", T_max=10, B_tool=5)
+        row["user_script"] = s.model_dump_json()
+        env.reset(row)
+
+        def asker(question: str) -> str:
+            obs, *_ = env.step(call("ask_user", question=question))
+            return result(obs)["reply"]
+
+        return asker
+
+    return start
+
+
+@pytest.mark.parametrize("style", ["polite", "terse", "mobile"])
+def test_values_of_two_items_name_their_item(ask, style):
+    reply = ask(script(style=style, p_short=1.0 if style != "polite" else 0.0))(
+        "Which colours would you like?"
+    )
+    assert "Navy for the wool socks" in reply
+    assert "Red for the desk lamp" in reply
+
+
+def test_quantities_of_two_items_name_their_item(ask):
+    reply = ask(script())("How many of each do you need?")
+    assert "3 for the wool socks" in reply
+    assert "2 for the desk lamp" in reply
+
+
+def test_a_question_about_one_item_is_answered_as_before(ask):
+    reply = ask(script())("What colour would you like for the desk lamp?")
+    assert "Red" in reply
+    assert "for the" not in reply
+    assert "Navy" not in reply
+
+
+def test_an_added_item_is_named_once_the_customer_said_it(ask):
+    sw = ScriptSwitch(kind="add_item", turn=1, changes=[("items.2.desc", "bird feeder")])
+    reply = ask(script(switch=sw))("How many of each do you need?")
+    assert "4 for the bird feeder" in reply

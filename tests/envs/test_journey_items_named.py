@@ -1,0 +1,44 @@
+"""A journey's cart step: the customer names which item each quantity or variant is for.
+
+The journey script held the cart step's items only as one joined goal string, so every
+question about one of its items was answered with all of the items' values unnamed ("the qty
+is 1, the qty is 2 and the qty is 1"). Each item's description is now a slot of the script,
+and a reply stating several items' values names the item of each.
+"""
+
+import json
+
+import pytest
+
+from shopgen.taskgen import assistant_message
+
+
+@pytest.fixture(scope="module")
+def journey_with_cart(factory):
+    """A journey whose cart step holds two items with different quantities or variants."""
+    for d in (12, 9):
+        for k in range(40):
+            row = factory.make("journey", d, k).row
+            goal = json.loads(row.goal)
+            for i, step in enumerate(goal["steps"]):
+                items = step["goal"].get("items") if step["env"] == "cart" else None
+                if items and len({(it["quantity"], it["variant_id"]) for it in items}) > 1:
+                    return row, i, items
+    pytest.skip("no journey with two different cart items")
+
+
+def test_the_script_holds_each_cart_item(journey_with_cart):
+    row, i, items = journey_with_cart
+    slots = {s["name"]: s["value"] for s in json.loads(row.user_script)["slots"]}
+    for j, it in enumerate(items):
+        assert slots[f"steps.{i}.items.{j}.desc"] == it["desc"]
+
+
+def test_a_question_about_the_cart_step_names_each_item(journey_with_cart, shop_env):
+    row, _i, items = journey_with_cart
+    shop_env.reset(row)
+    question = f"About the {items[0]['desc']}: how many of each item do you need?"
+    shop_env.step(assistant_message(1, [("ask_user", {"question": question})]))
+    reply = json.loads(shop_env.transcript[-1]["content"])["reply"]
+    for it in items:
+        assert f"{it['quantity']} for the {it['desc']}" in reply, reply
