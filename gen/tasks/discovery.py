@@ -69,7 +69,9 @@ Version history:
           against 0.28 / 2.5 / 4.4 before (40 tasks each, seed 11). An open question ("Any
           other requirements?") gets every constraint: the customer answered "I don't know"
           and kept an omitted attribute the agent could not name (cards show "Black", not
-          "tea type"), so only its name or "variant" could reveal it.
+          "tea type"), so only its name or "variant" could reveal it. A chatty customer says
+          the stated constraints as "It has to be …", not "Ideally …", a wish an agent could
+          rank instead of enforcing (1 of 20 tasks at each d ≥ 3 on 5k products).
 """
 
 from __future__ import annotations

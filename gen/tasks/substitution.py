@@ -56,7 +56,11 @@ Version history:
           gets every constraint, as in discovery 1.5. Asked which features a substitute must
           share ("must match", "compatible", …, or openly), the customer names the compat
           values (``compat_facts``): the system prompt asks for "the features that must match"
-          and nothing answered which they are.
+          and nothing answered which they are. The system prompt asks for substitutes within
+          the customer's budget ("a substitute may cost less than the original"), not "at a
+          similar price": the budget is the only price graded, and 96 of 100 tasks at d = 0–12
+          on 5k products ranked a product under 70% of the original's price in the ideal
+          list. A chatty customer says constraints as "It has to be …", not "Ideally …".
 """
 
 from __future__ import annotations
