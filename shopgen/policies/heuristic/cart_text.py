@@ -246,12 +246,21 @@ def split_items(span: str) -> list[str]:
         chunks = _split_outside(span)
     items: list[str] = []
     for chunk in chunks:
-        head = chunk.lower().replace(" ", "")[:6]
-        if items and SequenceMatcher(None, head, "theone").ratio() >= 0.65:
+        if items and _history_tail(chunk):
             items[-1] += ", " + chunk  # ", the one I looked at …" belongs to the item before
         else:
             items.append(chunk)
     return items
+
+
+def _history_tail(chunk: str) -> bool:
+    """Whether ``chunk`` is ", the one I looked at …" (of the item before), typos allowed.
+
+    The whole opening is compared, not its first letters: a journey names history items as
+    "the motor oil I looked at this morning", whose "the mo…" looks like "the one".
+    """
+    head = re.sub(r"[^a-z]", "", chunk.lower())[: len(SEEN_OPENERS[0])]
+    return SequenceMatcher(None, head, SEEN_OPENERS[0]).ratio() >= 0.75
 
 
 def seen_when(text: str) -> str | None:
@@ -277,13 +286,16 @@ def seen_at(text: str) -> int | None:
     """
     low = text.lower()
     best, where = 0.0, None
-    for opener, floor in zip(SEEN_OPENERS, (0.7, 0.85), strict=True):
+    for opener, floor in zip(SEEN_OPENERS, (0.7, 0.75), strict=True):
         for m in re.finditer(r"(?<![a-z])[a-z]", low):
             if m.start() == 0:
                 continue
             head = re.sub(r"[^a-z]", "", low[m.start() : m.start() + 24])[: len(opener)]
             ratio = SequenceMatcher(None, head, opener).ratio()
-            if ratio >= floor and ratio > best:
+            # The short opener ("I looked at", two typos in "I oooked zt") counts only when
+            # a time follows it: product words rarely look like both.
+            timed = opener != SEEN_OPENERS[-1] or seen_when(low[m.start() :]) is not None
+            if ratio >= floor and ratio > best and timed:
                 best, where = ratio, m.start()
         if where is not None:
             return where
@@ -306,7 +318,7 @@ def parse_item(chunk: str) -> Wanted:
     said = " ".join(re.findall(r"\(([^)]*)\)?", text))
     desc = re.split(r"[(\[]", text, maxsplit=1)[0]
     desc = re.sub(r"\s*\b(?:thx|pls|ty)\b\s*$", "", desc, flags=re.I)
-    desc = re.sub(r"^\s*(?:the|teh|hte|th)\s+", "", desc, flags=re.I)  # journey: "the <item>"
+    desc = re.sub(r"^\s*(?:the|teh|hte|th|he|thw|tge|tje|rhe|yhe)\s+", "", desc, flags=re.I)
     return Wanted(
         desc=" ".join(desc.split()).strip(" ,.-"),
         qty=qty,

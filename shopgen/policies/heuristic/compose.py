@@ -153,10 +153,13 @@ def interleave(
         _advance(p, None)
     used = 0
     while used < max_turns:
+        if max_turns - used == 1:  # the last tool turn: what matters goes, the rest is let go
+            for p in players:
+                _hurry(p)
         busy = [p for p in players if p.final is None]
         if not busy:
             break
-        batch = _pack(busy, budget)
+        batch = _pack(sorted(busy, key=_urgency), budget)
         results = yield [routed(p.calls[i], p.about) for p, i in batch]
         used += 1
         tool = []
@@ -205,6 +208,55 @@ def _pack(busy: list[Player], budget: int | None) -> list[tuple[Player, int]]:
         elif 0 < len(waiting) <= room:
             batch += [(p, i) for i in waiting]
     return batch
+
+
+#: How urgent a call is, lowest first: acts the customer is graded on, then questions (their
+#: answers unblock a request), look-ups, searches, and a last look at the cart.
+URGENCY = {
+    "recommend_products": 0,
+    "cart_add": 0,
+    "cart_update": 0,
+    "cart_remove": 0,
+    "return_start": 0,
+    "exchange_start": 0,
+    "return_check_eligibility": 0,
+    "ask_user": 1,
+    "catalog_search": 3,
+    "cart_view": 4,
+}
+#: Calls a request can do without when the turns run out: more searching, a look at the cart.
+OPTIONAL = frozenset({"catalog_search", "catalog_get_product", "cart_view"})
+#: What a call let go returns to its agent (it reads like a search that found nothing).
+SKIPPED = {"error": "skipped", "message": "not run: no turns left for it"}
+#: Most turns of optional calls let go for one agent (its gathering loops are short).
+MAX_SKIPS = 8
+
+
+def _urgency(player: Player) -> int:
+    """The most urgent of a player's waiting calls (:data:`URGENCY`; look-ups count 2).
+
+    Players whose turn acts go first: when the call budget is tight, a recommendation or a
+    cart line must not wait behind another request's extra search.
+    """
+    return min((URGENCY.get(player.calls[i][0], 2) for i in player.waiting()), default=5)
+
+
+def _hurry(player: Player) -> None:
+    """Let go of a player's optional calls until it reaches a turn that matters (or its end).
+
+    On the last tool turn, a request still searching would otherwise never recommend, and a
+    cart's last look would crowd out another request's act. The agent is told each call was
+    not run, as a search that found nothing, and moves on with what it has seen.
+    """
+    for _ in range(MAX_SKIPS):
+        waiting = player.waiting()
+        if player.final is not None or not waiting:
+            return
+        if any(player.calls[i][0] not in OPTIONAL for i in waiting):
+            return
+        done = [r if r is not None else dict(SKIPPED) for r in player.results]
+        _advance(player, [*done, *player.heard])
+        player.heard = []
 
 
 def _advance(player: Player, results: list[dict[str, Any]] | None) -> None:

@@ -65,17 +65,14 @@ def _shared(said: set[str], goal: set[str]) -> int:
     return sum(any(_like(w, g) for w in said) for g in goal)
 
 
-#: A constraint right after a product name (so the name ends before it).
-_CONSTRAINT = re.compile(r"\s+(?=from\s+[A-Z]|under\s+\$|rated\s+\d|delivered\s+within\b|\(\d)")
-
-
 def sentence(step: Step) -> str:
     """The request as its own environment's first message would word it."""
     text = step.text
     if step.env == "discovery":
         return f"Looking for {text}."
     if step.env == "substitution":
-        return "I need a replacement for " + _CONSTRAINT.sub(", ", text, count=1) + "."
+        rest = text[len(step.goal) :].strip() if text.startswith(step.goal) else ""
+        return f"I need a replacement for {step.goal}" + (f", {rest}." if rest else ".")
     if step.env == "status":
         return f"Can you check on {text}?"
     if step.env == "policy":
