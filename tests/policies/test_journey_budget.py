@@ -157,3 +157,31 @@ def test_questions_are_never_let_go() -> None:
 
     assert _drive(whole(), budget=1) == [["ask_user"]]
     assert players[0].final is None
+
+
+def test_a_request_further_behind_searches_before_another_widens_its_search() -> None:
+    def late() -> Any:
+        yield [call("ask_user", question="which one?")]
+        yield [call("catalog_search", query="late")]
+        yield "late done"
+
+    log: list[Any] = []
+    players = [Player(agent=_searcher(log)), Player(agent=late())]
+
+    def whole() -> Any:
+        finals = yield from interleave(players, max_turns=6)
+        yield "\n\n".join(finals)
+
+    sent: list[list[Any]] = []
+    gen = whole()
+    action = next(gen)
+    while not isinstance(action, str):
+        sent.append([args.get("query", name) for name, args in action])
+        action = gen.send([{"results": []} if i < 1 else
+                           {"error": "over_budget", "message": "at most 1 tool calls per turn"}
+                           for i in range(len(action))])  # fmt: skip
+    # The ask goes first (budget unknown: all sent, the question most urgent); then the
+    # searcher's first search (never run yet); then, both played once, step order; then the
+    # late request's search (played once) before the searcher's widening one (played twice).
+    assert sent[0] == ["ask_user", "q0"]
+    assert [s[0] for s in sent[1:5]] == ["q0", "q1", "late", "q2"]

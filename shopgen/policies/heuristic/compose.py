@@ -60,6 +60,7 @@ class Player:
         calls: its current turn's calls; ``results`` holds the ones that ran (None = not yet).
         heard: unprompted customer messages routed to it, handed over with its next results.
         final: its final text once it gave one.
+        played: how many of its turns have run (a request further behind goes first).
     """
 
     agent: Oracle
@@ -68,6 +69,7 @@ class Player:
     results: list[dict[str, Any] | None] = field(default_factory=list)
     heard: list[dict[str, Any]] = field(default_factory=list)
     final: str | None = None
+    played: int = 0
 
     def take(self, turn: Any) -> None:
         """Record the agent's next move (a turn of calls, or its final text)."""
@@ -182,6 +184,7 @@ def interleave(
             if p.final is None and not p.waiting():
                 _advance(p, [*p.results, *p.heard])
                 p.heard = []
+                p.played += 1
     return [one_paragraph(p.final) for p in players]
 
 
@@ -232,13 +235,16 @@ SKIPPED = {"error": "skipped", "message": "not run: no turns left for it"}
 MAX_SKIPS = 8
 
 
-def _urgency(player: Player) -> int:
-    """The most urgent of a player's waiting calls (:data:`URGENCY`; look-ups count 2).
+def _urgency(player: Player) -> tuple[int, int]:
+    """Who goes first: the request furthest behind, then the most urgent waiting call.
 
-    Players whose turn acts go first: when the call budget is tight, a recommendation or a
-    cart line must not wait behind another request's extra search.
+    Counting turns played keeps a request from starving: a cart's first search goes before
+    a discovery request's third, which only widens what it has already seen. Among requests
+    as far along, one whose turn acts (:data:`URGENCY`; look-ups count 2) goes first: a
+    recommendation or a cart line must not wait behind another request's extra search.
     """
-    return min((URGENCY.get(player.calls[i][0], 2) for i in player.waiting()), default=5)
+    kind = min((URGENCY.get(player.calls[i][0], 2) for i in player.waiting()), default=5)
+    return player.played, kind
 
 
 def _hurry(player: Player) -> None:
