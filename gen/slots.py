@@ -138,7 +138,7 @@ VOCAB: dict[str, tuple[SlotSpec, ...]] = {
         ("tier", "choice", "membership tier", False),
         ("category", "text", "product category", False),
         ("days", "days", "days since delivery", False),
-        ("method", "choice", "refund method", False),
+        ("method", "choice", "return method", False),
         ("order_total", "money", "order total", False),
         ("order_ref", "order_ref", "order number", False),
     ),

@@ -52,6 +52,10 @@ Version history:
     fact the topic's exceptions test (``needed``), and a wrong yes/no costs r_task −1 (a
     coin is right half the time), a wrong number still −0.5: the blind "No" now averages
     ≈ 0 and the blind "Yes" ≈ +0.1 (the efficiency term of the lucky half).
+    2.1 — the return method (mail, drop-off point, pickup) is labelled and asked as one: the
+    vocabulary called it the "refund method", so "How will you send the item back: by mail
+    or at a drop-off point?" got "I'm not sure, it doesn't matter to me" in 13 of the 15 of
+    100 tasks that need it (honest-agent audit). ``env.user`` now knows its paraphrases.
 """
 
 from __future__ import annotations

@@ -73,7 +73,8 @@ Version history:
     product's variants): it passed the variant id orders_list does not show (4 of 36 tasks
     at d 3, 8, 12 on 5k products). The tools find the line by order and product alone
     unless the order holds the product in several variants; no draw needed it (redraws
-    unchanged over 520 tasks at d 0–12).
+    unchanged over 520 tasks at d 0–12). The customer also knows "by mail", "drop-off" and
+    "pickup" as questions about the return method (policy 2.1).
 """
 
 from __future__ import annotations

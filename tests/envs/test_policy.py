@@ -392,3 +392,17 @@ def test_a_wrong_number_costs_half_a_wrong_yes_no_all(shop_env, factory):
                 expected = -0.5
             score, _ = play(shop_env, row, [*oracle[:-1], assistant_message(0, wrong)])
             assert score.r_task == expected, (row.task_id, wrong)
+
+
+def test_asked_how_the_item_goes_back_the_customer_names_the_return_method(shop_env):
+    """The vocabulary called it the "refund method"; a natural question got "I'm not sure"."""
+    factory = TaskFactory(shop_env, seed=0, overrides={"p_noise": 0.0})
+    rows = [factory.make("policy", d, k).row for d in (0, 3, 6, 9) for k in range(25)]
+    rows = [r for r in rows if "method" in r.decoded("goal")["needed"]]
+    assert rows, "no task of the fixture needs the return method"
+    question = "How will you send the item back: by mail or at a drop-off point?"
+    for row in rows:
+        said = next(s for s in row.decoded("user_script")["slots"] if s["name"] == "method")
+        shop_env.reset(row)
+        obs, *_ = shop_env.step(assistant_message(1, [("ask_user", {"question": question})]))
+        assert said["value"] in json.loads(obs["messages"][-1]["content"])["reply"]
