@@ -7,7 +7,6 @@ value was whose, so an honest agent had to guess (cart: 12/30 tasks at d = 6, 30
 d = 12; journey: 9/30 at d = 6, 23/30 at d = 12 held two items whose values differ).
 """
 
-
 import pytest
 from runtime_helpers import call, make_row, result
 
