@@ -186,6 +186,12 @@ _STOP = frozenset(
 )
 
 
+#: Words that name no item in particular: a journey step "how long I have to return an item"
+#: was taken as named by every question about "items" ("Which items do you need for back to
+#: school?" got that step's topic as an answer too).
+_GENERIC_NOUNS = frozenset({"item", "product", "order", "thing", "one"})
+
+
 def tokens(text: str) -> tuple[str, ...]:
     """Lower-case word tokens with a plural ``s`` stripped ("Colours?" → ("colour",))."""
     out = []
@@ -342,7 +348,7 @@ def compile_script(text: str) -> CompiledScript:
         last, index = _segments(m.slot.name)
         if index is not None and last in ("desc", "goal", "item") and m.speakable:
             item_words.setdefault(index, set()).update(
-                w for w in tokens(str(m.slot.value)) if w not in _STOP
+                w for w in tokens(str(m.slot.value)) if w not in _STOP and w not in _GENERIC_NOUNS
             )
     longest = max((m.longest for m in matchers), default=1)
     values = {s.name: s.value for s in script.slots}

@@ -127,7 +127,9 @@ Version history:
           an answer stating several items' quantities or variants names the item of each:
           the customer answered a question about one item with every item's quantity,
           unnamed (9 / 18 / 23 of 30 journeys at d = 6 / 9 / 12 on 5k products held two
-          cart items whose values differ).
+          cart items whose values differ). A generic noun ("item", "order") names no step: a
+          step "how long I have to return an item" was taken as named by any question about
+          items ("Which items do you need for back to school?" got its topic too).
 """
 
 from __future__ import annotations

@@ -147,6 +147,27 @@ def test_an_open_question_does_not_stand_for_a_specific_one():
     assert names("What is the reason, and anything else?") == ["reason"]
 
 
+def test_a_generic_noun_names_no_journey_step():
+    """ "Which items for back to school?" also got the step "how long … to return an item"."""
+    steps = [
+        ScriptSlot(
+            name="steps.0.goal",
+            value="how long I have to return an item",
+            kind="text",
+            label="item",
+        ),
+        ScriptSlot(name="steps.1.goal", value="back to school", kind="text", label="item"),
+        ScriptSlot(
+            name="steps.1.must.0", value="pens", kind="text", label="must-have", omitted=True
+        ),
+    ]
+    s = UserScript(style="polite", slots=steps)
+    assert names("About back to school: which items do you need?", s) == [
+        "steps.1.goal",
+        "steps.1.must.0",
+    ]
+
+
 def test_switch_is_revealed_at_its_turn_in_an_answer(episode):
     sw = ScriptSwitch(kind="change_variant", turn=2, changes=[("items.0.variant.color", "red")])
     env = episode(script(switch=sw))
