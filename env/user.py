@@ -37,9 +37,7 @@ from shopgen.schemas.task import ScriptSlot, UserScript
 
 _WORD = re.compile(r"[a-z0-9]+")
 #: A slot of one item of a list (a cart's, or a journey cart step's): the item, the field.
-_ITEM_FIELD = re.compile(r"^(?P<item>(?:.+\.)?items\.\d+)\.(?P<field>desc|variant\..+)$")
-#: A slot an answer states per item: its quantity or one of its variant values.
-_ITEM_VALUE = re.compile(r"^(?P<item>(?:.+\.)?items\.\d+)\.(?:qty|variant\..+)$")
+_ITEM_FIELD = re.compile(r"^(?P<item>(?:.+\.)?items\.\d+)\.(?P<field>desc|qty|variant\..+)$")
 #: Rendered replies one compiled script remembers before it starts over.
 _REPLIES_LIMIT = 1024
 
@@ -426,7 +424,7 @@ def naming_the_item(slot: Slot, script: dict[str, ScriptSlot]) -> Slot:
     Other slots are said as they are.
     """
     m = _ITEM_FIELD.match(slot.name)
-    if m is None:
+    if m is None or m["field"] == "qty":
         return slot
     item = script.get(f"{m['item']}.desc")
     if m["field"] != "desc":
@@ -449,12 +447,12 @@ def naming_items_apart(slots: tuple[Slot, ...], values: dict[str, Any]) -> tuple
     number and the name intact), so a reply stating values only says the items too. An
     answer about one item, or an item the customer has not described yet, is said as before.
     """
-    items = {m["item"] for s in slots if (m := _ITEM_VALUE.match(s.name))}
-    if len(items) < 2:
+    fields = [_ITEM_FIELD.match(s.name) for s in slots]
+    fields = [m if m and m["field"] != "desc" else None for m in fields]
+    if len({m["item"] for m in fields if m}) < 2:
         return slots
     out = []
-    for s in slots:
-        m = _ITEM_VALUE.match(s.name)
+    for s, m in zip(slots, fields, strict=True):
         desc = values.get(f"{m['item']}.desc") if m else None
         out.append(
             s if desc is None else replace(s, value=f"{s.display()} for the {desc}", kind="attr")
