@@ -421,12 +421,15 @@ def naming_the_item(slot: Slot, script: dict[str, ScriptSlot]) -> Slot:
     replaces ("X instead of the desk lamp"), an added item is said as extra ("the extra item
     should be X as well"), and a variant value names its item ("Blue for the desk lamp");
     the value stays first, so a reply that states values only ("make it …") says them too.
-    Other slots are said as they are.
+    Other slots, and those whose label names the item already (a journey's "size for the
+    desk lamp"), are said as they are.
     """
     m = _ITEM_FIELD.match(slot.name)
     if m is None or m["field"] == "qty":
         return slot
     item = script.get(f"{m['item']}.desc")
+    if item is not None and str(item.value).lower() in slot.label.lower():
+        return slot
     if m["field"] != "desc":
         return slot if item is None else replace(slot, value=f"{slot.value} for the {item.value}")
     if item is not None:
@@ -454,6 +457,8 @@ def naming_items_apart(slots: tuple[Slot, ...], values: dict[str, Any]) -> tuple
     out = []
     for s, m in zip(slots, fields, strict=True):
         desc = values.get(f"{m['item']}.desc") if m else None
+        if desc is not None and str(desc).lower() in s.label.lower():
+            desc = None  # the label names the item already ("size for the desk lamp")
         out.append(
             s if desc is None else replace(s, value=f"{s.display()} for the {desc}", kind="attr")
         )
