@@ -83,6 +83,11 @@ Version history:
     not 2026's: every honest answer about a December order was wrong), "today", "tomorrow",
     "yesterday" and weekdays ("this Friday", "last Tuesday") are dates; "Federal Express"
     and "United Parcel Service" name carriers and "follow-ups" no longer names UPS.
+    2.3 — the system prompt asks for the expected delivery date of every order not delivered
+    yet and not cancelled (placed and processing ones too), and for the carrier when asked:
+    it asked for one "if it is on its way", so an agent doing as told answered "it is
+    processing" for an unshipped order and lost the graded date (7 of 40 tasks at d = 0,
+    1–2 of 40 at d = 6–12 on 5k products). Grading is unchanged.
 """
 
 from __future__ import annotations
