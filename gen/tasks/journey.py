@@ -130,6 +130,11 @@ Version history:
           cart items whose values differ). A generic noun ("item", "order") names no step: a
           step "how long I have to return an item" was taken as named by any question about
           items ("Which items do you need for back to school?" got its topic too).
+          The system prompt says what a paragraph about a checked order states (its status
+          and its delivery or expected delivery date, whatever the customer asked for: status
+          steps are graded on both) and that a refused return says why: "check on my order
+          (tracking number)" left 61 of 79 status steps in 150 journeys at d = 0–12 graded
+          on a fact nobody asked for.
 """
 
 from __future__ import annotations
