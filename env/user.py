@@ -126,6 +126,24 @@ _OPEN = (
     "must have",
 )
 
+#: Words that ask about every value of an exchange's replacement (slots ``exchange.<axis>``),
+#: whatever its axis: "What would you like to exchange it for?" was answered with the action
+#: alone ("the return or exchange is exchange"), and "What would you like instead?" with "I
+#: don't know", so only the axis's own name ("which storage?") got the value wanted.
+EXCHANGE_WORDS = (
+    "instead",
+    "exchange it for",
+    "exchange them for",
+    "exchange this for",
+    "exchange for",
+    "swap",
+    "replacement",
+    "replace it with",
+    "new one",
+    "rather have",
+    "variant",
+)
+
 #: Words that ask about a slot only when nothing more specific matched.
 WEAK_WORDS: dict[str, tuple[str, ...]] = {
     "desc": ("item", "product"),
@@ -245,18 +263,26 @@ def _segments(name: str) -> tuple[str | None, int | None]:
     return (words[-1] if words else None), index
 
 
+def _is_exchange(name: str) -> bool:
+    """The slot is a value of an exchange's replacement (``exchange.color``, a journey's too)."""
+    return "exchange" in name.split(".")[:-1]
+
+
 @lru_cache(maxsize=8192)
 def _words(
-    last: str | None, kind: str, label: str, keywords: tuple[str, ...]
+    last: str | None, kind: str, label: str, keywords: tuple[str, ...], exchange: bool = False
 ) -> tuple[Phrases, Phrases, int]:
     """A slot's strong and weak question phrases and the longest one's length in words.
 
     Remembered: scripts repeat the same few (name, kind, label) combinations with new values,
     and building the phrase lists was most of a script's compile (a new one per episode).
+    ``exchange``: the slot is a value of an exchange's replacement (:data:`EXCHANGE_WORDS`).
     """
     strong = list(NAME_WORDS.get(last or "", ()))
     strong += KIND_WORDS.get(kind, ())
     strong += [label, *keywords]
+    if exchange:
+        strong += EXCHANGE_WORDS
     if kind in ("attr", "variant") and last:
         strong.append(last.replace("_", " "))
     weak = list(WEAK_WORDS.get(last or "", ())) + list(WEAK_WORDS.get(kind, ()))
@@ -267,7 +293,9 @@ def _words(
 
 def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
     last, index = _segments(slot.name)
-    strong, weak, longest = _words(last, slot.kind, slot.label, tuple(slot.keywords))
+    strong, weak, longest = _words(
+        last, slot.kind, slot.label, tuple(slot.keywords), _is_exchange(slot.name)
+    )
     text = str(slot.value)
     speakable = slot.kind != "id" and not any(s and s in text for s in never_say)
     return _Matcher(slot, strong, weak, longest, index, speakable)

@@ -74,7 +74,11 @@ Version history:
     at d 3, 8, 12 on 5k products). The tools find the line by order and product alone
     unless the order holds the product in several variants; no draw needed it (redraws
     unchanged over 520 tasks at d 0–12). The customer also knows "by mail", "drop-off" and
-    "pickup" as questions about the return method (policy 2.1).
+    "pickup" as questions about the return method (policy 2.1). Asked what they want instead
+    ("What would you like to exchange it for?", "… instead?", "which variant?", "replacement"),
+    the customer names the replacement's values: the first was answered with the action alone
+    and "instead" with "I don't know", so only the axis's own name ("which storage?") got the
+    value the exchange is graded on (46 of 300 tasks at d = 0–12 on 5k products exchange).
 """
 
 from __future__ import annotations

@@ -147,6 +147,49 @@ def test_an_open_question_does_not_stand_for_a_specific_one():
     assert names("What is the reason, and anything else?") == ["reason"]
 
 
+_EXCHANGE = [
+    ScriptSlot(name="item", value="phone", kind="text", label="item"),
+    ScriptSlot(
+        name="action", value="exchange", kind="choice", label="return or exchange", omitted=True
+    ),
+    ScriptSlot(name="exchange.storage", value="512 GB", kind="variant", label="storage"),
+    ScriptSlot(
+        name="steps.1.exchange.book_format",
+        value="Large Print",
+        kind="variant",
+        label="book format",
+        omitted=True,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What would you like to exchange it for?",
+        "What would you like instead?",
+        "Which variant would you like to exchange it for?",
+        "What should I swap it for?",
+        "What replacement would you like?",
+    ],
+)
+def test_asked_what_they_want_instead_the_customer_names_the_replacement(question):
+    """An exchange's replacement is asked about without knowing its axis's name.
+
+    "What would you like to exchange it for?" was answered with the action alone ("the
+    return or exchange is exchange") and "What would you like instead?" with "I don't know":
+    only "which storage?" got the value the exchange is graded on.
+    """
+    got = names(question, UserScript(style="polite", slots=_EXCHANGE))
+    assert {"exchange.storage", "steps.1.exchange.book_format"} <= set(got)
+
+
+def test_a_return_or_exchange_question_is_about_the_action_only():
+    s = UserScript(style="polite", slots=_EXCHANGE)
+    assert names("Would you like a return or an exchange?", s) == ["action"]
+    assert names("Which storage would you like?", s) == ["exchange.storage"]
+
+
 def test_a_generic_noun_names_no_journey_step():
     """ "Which items for back to school?" also got the step "how long … to return an item"."""
     steps = [
