@@ -135,7 +135,8 @@ Version history:
           steps are graded on both) and that a refused return says why: "check on my order
           (tracking number)" left 61 of 79 status steps in 150 journeys at d = 0–12 graded
           on a fact nobody asked for. A returns step's customer names the replacement when
-          asked what they want instead (returns 2.5).
+          asked what they want instead (returns 2.5); a policy step's customer knows whether
+          their item is a large one (policy 2.1).
 """
 
 from __future__ import annotations

@@ -56,6 +56,11 @@ Version history:
     vocabulary called it the "refund method", so "How will you send the item back: by mail
     or at a drop-off point?" got "I'm not sure, it doesn't matter to me" in 13 of the 15 of
     100 tasks that need it (honest-agent audit). ``env.user`` now knows its paraphrases.
+    The customer knows whether their item is a large one (fact ``large_item``, "item size":
+    "a large item" / "not a large item", asked by "large", "bulky", "oversized", …): rules
+    test the ``large_item`` tag, the documents name only "furniture and appliances" as
+    examples, and "Is it a large item?" got "I don't know" while a television's or a gaming
+    chair's answer hinged on it (5 / 10 / 7 of 40 tasks at d = 0 / 3 / 6 on 5k products).
 """
 
 from __future__ import annotations
@@ -107,6 +112,11 @@ FACT_SLOTS: dict[str, tuple[str, str, str, tuple[str, ...]]] = {
     "state": ("state", "choice", "delivery state", ("state", "ship to", "destination")),
 }
 _IN_VOCAB = frozenset({"tier", "category", "days", "method", "order_total"})
+#: Words that ask whether the customer's item is a large one (the ``large_item`` tag many
+#: rules test): the customer knows it of their own item, and the documents name only
+#: "furniture and appliances" as examples, so a television or a gaming chair is not
+#: decidable from its category's name.
+LARGE_WORDS = ("large", "bulky", "oversized", "big item", "heavy", "furniture", "appliance")
 
 #: How the customer says a fact's value.
 SAY: dict[str, dict[str, str]] = {
@@ -150,6 +160,14 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
             slots.append(make_slot("policy", name, value))
         else:
             extra[name] = {"value": value, "kind": kind, "label": label, "keywords": list(keywords)}
+    if "tags" in facts:
+        big = "large_item" in facts["tags"]
+        extra["large_item"] = {
+            "value": "a large item" if big else "not a large item",
+            "kind": "choice",
+            "label": "item size",
+            "keywords": list(LARGE_WORDS),
+        }
     goal = {
         "topic": rule.topic,
         "rule_id": rule_id,

@@ -406,3 +406,28 @@ def test_asked_how_the_item_goes_back_the_customer_names_the_return_method(shop_
         shop_env.reset(row)
         obs, *_ = shop_env.step(assistant_message(1, [("ask_user", {"question": question})]))
         assert said["value"] in json.loads(obs["messages"][-1]["content"])["reply"]
+
+
+def test_asked_whether_the_item_is_large_the_customer_knows(shop_env):
+    """Many rules test the ``large_item`` tag; the documents give only examples of it.
+
+    "Orders with a large item ship standard for $19.99" decides a television's shipping,
+    but the policy names only "furniture and appliances" as large items, and "Is it a large
+    item?" was answered "I don't know" (10 of 40 tasks at d = 3 on 5k products hinged on it).
+    """
+    factory = TaskFactory(shop_env, seed=0, overrides={"p_noise": 0.0})
+    rows = [factory.make("policy", d, k).row for d in (0, 3, 6) for k in range(25)]
+    rows = [r for r in rows if "tags" in r.decoded("goal")["facts"]]
+    assert rows, "no task of the fixture depends on the item's category"
+    seen = set()
+    for row in rows:
+        big = "large_item" in row.decoded("goal")["facts"]["tags"]
+        seen.add(big)
+        shop_env.reset(row)
+        obs, *_ = shop_env.step(
+            assistant_message(1, [("ask_user", {"question": "Is it a large or bulky item?"})])
+        )
+        reply = json.loads(obs["messages"][-1]["content"])["reply"]
+        assert ("not a large item" in reply) is not big
+        assert "a large item" in reply
+    assert seen == {True, False}, "the fixture must hold large and other items"
