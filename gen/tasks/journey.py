@@ -136,7 +136,7 @@ Version history:
           (tracking number)" left 61 of 79 status steps in 150 journeys at d = 0–12 graded
           on a fact nobody asked for. A returns step's customer names the replacement when
           asked what they want instead (returns 2.5); a policy step's customer knows whether
-          their item is a large one (policy 2.1).
+          their item is a large one (policy 2.1); order ranks count days placed (status 2.3).
 """
 
 from __future__ import annotations

@@ -161,17 +161,22 @@ class _Said:
         return f"the one I placed in {placed:%B}"
 
     def _recency(self) -> str | None:
-        placed = self.target["placed_at"]
-        if all(o["placed_at"] < placed for o in self.others):
+        """The newest or the oldest by the day placed, all the tools show ("placed_on").
+
+        Two orders of one day have no order the agent can see, whatever their hours.
+        """
+        placed = self.target["placed_at"].date()
+        if all(o["placed_at"].date() < placed for o in self.others):
             return "the most recent one"
-        if all(o["placed_at"] > placed for o in self.others):
+        if all(o["placed_at"].date() > placed for o in self.others):
             return "the earliest one"
         return None
 
     def _position(self) -> str | None:
-        """A middle one of three or more holders, counted from the newest."""
-        newer = sum(o["placed_at"] > self.target["placed_at"] for o in self.others)
-        older = sum(o["placed_at"] < self.target["placed_at"] for o in self.others)
+        """A middle one of three or more holders, counted from the newest by day placed."""
+        placed = self.target["placed_at"].date()
+        newer = sum(o["placed_at"].date() > placed for o in self.others)
+        older = sum(o["placed_at"].date() < placed for o in self.others)
         if newer == 0 or older == 0 or newer + older != len(self.others):
             return None
         return f"the {_ORDINALS[newer]} most recent one"

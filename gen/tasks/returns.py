@@ -79,6 +79,9 @@ Version history:
     the customer names the replacement's values: the first was answered with the action alone
     and "instead" with "I don't know", so only the axis's own name ("which storage?") got the
     value the exchange is graded on (46 of 300 tasks at d = 0–12 on 5k products exchange).
+    "The most recent one" and "the second most recent one" rank orders by the day placed,
+    the only time the tools show (status 2.3): at d = 12, 1 of 40 tasks called the target
+    "the second most recent one" of two orders listed as placed the same day.
 """
 
 from __future__ import annotations

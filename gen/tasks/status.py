@@ -87,7 +87,9 @@ Version history:
     yet and not cancelled (placed and processing ones too), and for the carrier when asked:
     it asked for one "if it is on its way", so an agent doing as told answered "it is
     processing" for an unshipped order and lost the graded date (7 of 40 tasks at d = 0,
-    1–2 of 40 at d = 6–12 on 5k products). Grading is unchanged.
+    1–2 of 40 at d = 6–12 on 5k products). Grading is unchanged. "The most recent one" and
+    "the second most recent one" rank orders by the day placed, the only time the tools show:
+    two same-item orders of one day were ranked by their hidden hours.
 """
 
 from __future__ import annotations

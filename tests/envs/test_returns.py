@@ -502,3 +502,31 @@ def test_an_order_id_written_with_blanks_still_counts_as_checked(shop_env, facto
     check = assistant_message(0, [("return_check_eligibility", args)])
     score, _ = play(shop_env, row, [listing, check, json.loads(row.oracle)[-1]])
     assert score.is_correct
+
+
+def test_order_rank_words_count_only_days_the_tools_show():
+    """ "The second most recent one" was drawn from hours the tools never show.
+
+    Holders placed 2026-01-22 05:12 (the target), 2026-01-16 and 2026-01-22 13:36: both
+    listed as placed on 2026-01-22, so no agent could tell which was "second most recent"
+    (returns d = 12, 1 of 40 tasks on 5k products).
+    """
+    from datetime import datetime
+
+    import numpy as np
+
+    from shopgen.gen.tasks.order_hints import _Said
+
+    def order(oid: str, when: str) -> dict:
+        return {"order_id": oid, "placed_at": datetime.fromisoformat(when)}
+
+    target = order("A", "2026-01-22T05:12:58")
+    tied = [order("B", "2026-01-16T12:30:18"), order("C", "2026-01-22T13:36:56")]
+    said = _Said(None, target, tied, "dog chews", np.random.default_rng(0), False)
+    assert said.words("position") is None
+    assert said.words("recency") is None
+    apart = [order("B", "2026-01-16T12:30:18"), order("C", "2026-01-23T01:00:00")]
+    said = _Said(None, target, apart, "dog chews", np.random.default_rng(0), False)
+    assert said.words("position") == "the second most recent one"
+    late = _Said(None, order("C", "2026-01-23T01:00:00"), [target], "x", None, False)
+    assert late.words("recency") == "the most recent one"
