@@ -160,23 +160,29 @@ class _Said:
             return None
         return f"the one I placed in {placed:%B}"
 
-    def _recency(self) -> str | None:
-        """The newest or the oldest by the day placed, all the tools show ("placed_on").
+    def _newer_older(self) -> tuple[int, int]:
+        """Other holders placed on a later day and on an earlier one.
 
-        Two orders of one day have no order the agent can see, whatever their hours.
+        Ranks count days, all the tools show ("placed_on"): two orders of one day have no
+        order the agent can see, whatever their hours.
         """
         placed = self.target["placed_at"].date()
-        if all(o["placed_at"].date() < placed for o in self.others):
+        newer = sum(o["placed_at"].date() > placed for o in self.others)
+        older = sum(o["placed_at"].date() < placed for o in self.others)
+        return newer, older
+
+    def _recency(self) -> str | None:
+        """The newest or the oldest by the day placed."""
+        newer, older = self._newer_older()
+        if older == len(self.others):
             return "the most recent one"
-        if all(o["placed_at"].date() > placed for o in self.others):
+        if newer == len(self.others):
             return "the earliest one"
         return None
 
     def _position(self) -> str | None:
         """A middle one of three or more holders, counted from the newest by day placed."""
-        placed = self.target["placed_at"].date()
-        newer = sum(o["placed_at"].date() > placed for o in self.others)
-        older = sum(o["placed_at"].date() < placed for o in self.others)
+        newer, older = self._newer_older()
         if newer == 0 or older == 0 or newer + older != len(self.others):
             return None
         return f"the {_ORDINALS[newer]} most recent one"
