@@ -218,7 +218,7 @@ def _pack(busy: list[Player], budget: int | None) -> list[tuple[Player, int]]:
 URGENCY = {
     "recommend_products": 0,
     "cart_add": 0,
-    "cart_update": 0,
+    "cart_update_quantity": 0,
     "cart_remove": 0,
     "return_start": 0,
     "exchange_start": 0,
