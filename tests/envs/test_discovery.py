@@ -383,6 +383,11 @@ def test_ranking_blind_lists_are_not_correct(shop: ShopEnv, spread: list) -> Non
 
 
 def test_oracle_correct_at_every_d(shop: ShopEnv, rows: list) -> None:
+    oracle_correct_at_every_d(shop, rows)
+
+
+def oracle_correct_at_every_d(shop: ShopEnv, rows: list) -> None:
+    """The oracle's replay is correct at the maximum reward (substitution shares it)."""
     for row in rows:
         _, oracle = scored_with_final(shop, row, "Here are my picks.")
         assert oracle.is_correct, row.d

@@ -11,8 +11,7 @@ import pytest
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.taxonomy import load_taxonomy
 from shopgen.taskgen import TaskFactory, assistant_message
-from shopgen.testing import check_env, check_recommend_switch, scored_with_final
-from shopgen.verifiers.reward import MAX_REWARD
+from shopgen.testing import check_env, check_recommend_switch
 
 ENV = "substitution"
 
@@ -150,10 +149,9 @@ def test_ranking_blind_lists_are_not_correct(shop: ShopEnv, spread: list) -> Non
 
 
 def test_oracle_correct_at_every_d(shop: ShopEnv, rows: list) -> None:
-    for row in rows:
-        _, oracle = scored_with_final(shop, row, "Here are my picks.")
-        assert oracle.is_correct, row.d
-        assert oracle.reward == pytest.approx(MAX_REWARD), row.d
+    from test_discovery import oracle_correct_at_every_d
+
+    oracle_correct_at_every_d(shop, rows)
 
 
 def test_the_oracle_asks_for_the_preference(shop: ShopEnv, rows: list) -> None:
