@@ -104,6 +104,10 @@ def catalog_search(ctx: ToolContext, query: str) -> Encoded:  # noqa: D417  (ctx
         raise ToolError(
             "catalog search is not available: this catalog has no search index", "unavailable"
         )
+    if not query.strip():
+        # Refused before it counts as a search: the page a task's next search draws is the
+        # same whether or not a blank one came first.
+        raise ToolError("query is empty; say what to search for", "bad_arguments")
     calls = ctx.state.extra.get("search_calls", 0)
     ctx.state.extra["search_calls"] = calls + 1
     task = ctx.task

@@ -273,6 +273,23 @@ def test_search_with_a_stub_index_records_shown_ids(store, picks):
     assert env.state.shown_ids == {picks["plain"]}
 
 
+def test_blank_search_is_refused_without_counting_as_a_search(store, picks):
+    class StubIndex:
+        def __init__(self):
+            self.calls = []
+
+        def search(self, query, **kw):
+            self.calls.append((query, kw["call_index"]))
+            return []
+
+    index = StubIndex()
+    env = ShopEnv(store, search=index)
+    outs = play(env, store, call("catalog_search", query="  "), call("catalog_search", query="b"))
+    assert outs[0][0]["error"] == "bad_arguments"
+    assert not outs[0][1][0]["protocol"]
+    assert index.calls == [("b", 0)]
+
+
 def test_tool_not_offered_and_unknown_tool(env, store, picks):
     outs = play(env, store, call("recommend_products", product_ids=[picks["plain"]]), call("rm_rf"))
     assert [o[0]["error"] for o in outs] == ["not_offered", "unknown_tool"]
