@@ -37,6 +37,12 @@ Version history:
     1.1 — a withheld list holds fewer kinds than the project has. Before, in 10 of 17 withheld
           draws it held every kind, and recommending the whole project without asking was
           correct on 46% of tasks (d 0–12, 5k products).
+    1.2 — a listed first message says the list is complete ("…, and all I need is a tent and
+          a lantern"). It said "put together everything I need…, and it has to include a tent
+          and a lantern", a minimum, while any kind beyond the list is graded wrong; asking
+          "only these?" got "it doesn't matter to me". The listed kinds are fewer than the
+          project's in 40/40, 30/40, 13/40, 2/40 and 0/40 tasks at d = 0/2/4/8/12 (5k
+          products), so an agent completing the project failed there. Goals are unchanged.
 """
 
 from __future__ import annotations

@@ -356,3 +356,20 @@ def test_title_names_is_any_alias_as_a_word_or_plural(words, aliases):
     want = any(re.search(rf"\b{re.escape(a)}s?\b", title.lower()) for a in aliases)
     for _ in range(2):
         assert title_names(title, tuple(aliases)) == want
+
+
+def test_a_listed_first_message_says_the_list_is_complete(shop_env):
+    """The listed kinds are all the customer needs: extras are graded wrong, so say so.
+
+    "Put together everything I need…, and it has to include X and Y" read as a minimum: an
+    agent adding the project's other kinds failed (listed tasks name fewer kinds than the
+    project has at d 0–4), and asking "only these?" got "it doesn't matter to me".
+    """
+    f = _with(shop_env, p_missing=0.0, p_noise=0.0)
+    for d in (0, 3, 6, 9, 12):
+        for k in range(3):
+            row = f.make("bundle", d, k).row
+            text = row.messages[1].content
+            nouns = [c["noun"] for c in row.decoded("goal")["categories"]]
+            assert "has to include" not in text, text
+            assert "all I need is " + nouns[0] in text, text

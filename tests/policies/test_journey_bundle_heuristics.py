@@ -69,6 +69,11 @@ def test_must_haves_only_after_has_to_include() -> None:
     ) == ["tent", "sleeping bag"]
     # "need" names no list: the kinds are asked, not guessed from the project sentence.
     assert must_haves("Could you put together everything I need with a budget of $181?") == []
+    # The wording since bundle 1.2, typos and all: "everything I need" does not start the list.
+    assert must_haves(
+        "Could you put together everything I need with a budget of $45, and all I nede is "
+        "shower gel and candle?"
+    ) == ["shower gel", "candle"]
 
 
 @pytest.mark.parametrize(

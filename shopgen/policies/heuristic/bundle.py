@@ -1,6 +1,6 @@
 """Heuristic agent for ``bundle``: learn the kinds, search each, pick the cheapest in-stock of each.
 
-The kinds come from the first message ("…, and it has to include a tent and a lantern") or,
+The kinds come from the first message ("…, and all I need is a tent and a lantern") or,
 when it names only the project, from the customer's answer to "which items do you need",
 worded as "the must-have is tent, …" or as a bare list, typos and all. A customer may add a
 kind or raise the budget mid-way ("the must-have should be lantern", "actually make it $420");
@@ -35,7 +35,9 @@ _END = re.compile(
     r"(?:[.!?](?:\s|$)|,\s+(?:no|today)\b|\s+(?:pls|thx)\b|\s+(?:can we|thank you|i think)\b)",
     re.I,
 )
-_INCLUDE = ("has", "to", "include")
+#: What introduces the list in a first message: "all I need is" (bundle 1.2 on), or the
+#: older "it has to include" of rows made before.
+_LIST_LEADS = (("all", "i", "need", "is"), ("has", "to", "include"))
 _MAKE_IT = re.compile(r"\bmake it\s+(.+?)(?:[.!?](?:\s|$)|$)", re.I)
 _LEAD = re.compile(
     r"^(?:oh|sure|yes|of course|ah, good question, i totally forgot to mention it!?|"
@@ -68,14 +70,15 @@ def _is_label(word: str) -> bool:
 
 
 def must_haves(text: str) -> list[str]:
-    """Kinds listed after "has to include" in a first message: "a towel set and candle"."""
+    """Kinds listed after "all I need is" (or "has to include"): "a towel set and candle"."""
     words = text.split()
-    for i in range(len(words) - 2):
-        trio = [_bare(w) for w in words[i : i + 3]]
-        if _ratio(" ".join(trio), " ".join(_INCLUDE)) >= CLOSE:
-            rest = " ".join(words[i + 3 :])
-            cut = _END.search(rest)
-            return split_list(rest[: cut.start()] if cut else rest)
+    for i in range(len(words)):
+        for lead in _LIST_LEADS:
+            said = [_bare(w) for w in words[i : i + len(lead)]]
+            if len(said) == len(lead) and _ratio(" ".join(said), " ".join(lead)) >= CLOSE:
+                rest = " ".join(words[i + len(lead) :])
+                cut = _END.search(rest)
+                return split_list(rest[: cut.start()] if cut else rest)
     return []
 
 
