@@ -249,6 +249,8 @@ class _Matcher:
     longest: int  # words in its longest phrase (1 when it has none)
     item: int | None  # the cart/journey item index the slot belongs to
     speakable: bool
+    #: A cart variant's own value ("Olive"): asked by listing options, tried after ``strong``.
+    values: Phrases = frozenset()
 
 
 @lru_cache(maxsize=8192)
@@ -293,12 +295,33 @@ def _words(
 
 def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
     last, index = _segments(slot.name)
-    strong, weak, longest = _words(
-        last, slot.kind, slot.label, tuple(slot.keywords), _is_exchange(slot.name)
-    )
+    exchange = _is_exchange(slot.name)
+    strong, weak, longest = _words(last, slot.kind, slot.label, tuple(slot.keywords), exchange)
     text = str(slot.value)
+    values: Phrases = frozenset()
+    if slot.kind == "variant" and not exchange and last and slot.name.startswith("items."):
+        head, values = _variant_phrases(last, text)
+        strong = strong | head
+        longest = max(longest, *map(len, head | values))
     speakable = slot.kind != "id" and not any(s and s in text for s in never_say)
-    return _Matcher(slot, strong, weak, longest, index, speakable)
+    return _Matcher(slot, strong, weak, longest, index, speakable, values)
+
+
+@lru_cache(maxsize=8192)
+def _variant_phrases(axis: str, value: str) -> tuple[Phrases, Phrases]:
+    """More ways to ask about a cart item's variant axis: (its noun, its own value).
+
+    The axis's last word ("format" of ``book_format``, "inseam" of ``womens_inseam``): the
+    agent reads the axis from catalog_get_variants and asks "which format?", which matched
+    nothing and got "it doesn't matter to me". The value: "Gray, Olive or White?" lists the
+    options read off the variants; a shopper whose colour is Olive answers it. A value of one
+    letter ("M") is left out: it would match stray letters of other questions.
+    """
+    head = frozenset(t for t in map(_phrase, [w for w in axis.split("_") if w != "us"][-1:]) if t)
+    said = _phrase(value)
+    if not said or (len(said) == 1 and len(said[0]) == 1) or set(said) <= _STOP:
+        return head, frozenset()
+    return head, frozenset([said])
 
 
 #: Distinct questions whose matched slots one compiled script remembers.
@@ -432,10 +455,16 @@ def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
     words, grams, said = _question(question, compiled.longest)
     hits = [m for m in compiled.matchers if not grams.isdisjoint(m.strong)]
     hits = [m for m in hits if not _generic_only_elsewhere(m, words, grams, hits)]
+    named = {i for i, ws in compiled.item_words.items() if not ws.isdisjoint(said)}
+    narrow = bool(named) and len(compiled.item_words) > 1
+    if not hits:
+        # Options listed without the axis's name ("Gray, Olive or White?"), when they are of
+        # the item the question names: "White" of a "White Studio speaker" asks no colour.
+        hits = [m for m in compiled.matchers if m.values and not grams.isdisjoint(m.values)]
+        hits = [m for m in hits if not narrow or m.item is None or m.item in named]
     if not hits:
         hits = [m for m in compiled.matchers if not grams.isdisjoint(m.weak)]
-    named = {i for i, ws in compiled.item_words.items() if not ws.isdisjoint(said)}
-    if named and len(compiled.item_words) > 1:
+    if narrow:
         hits = [m for m in hits if m.item is None or m.item in named]
     return [m.slot for m in hits]
 

@@ -42,6 +42,14 @@ Version history:
           each ("Navy for the wool socks, Red for the desk lamp"): "Which colours?" got
           "the color is Navy and the color is Red" (12 / 24 / 30 of 30 tasks at d = 6 / 9 / 12
           on 5k products held two items whose omitted values differ). Rows are unchanged.
+    1.2 — the customer answers a variant question asked by the axis's noun or by its options
+          (``env.user``): "Which format would you like for the picture book?" (the variants
+          show ``book_format``), "Which inseam?", "What length?" and "For the jeans, would you
+          like Gray, Olive or White?" got "I'm not sure, it doesn't matter to me", so the
+          agent picked a variant blind. Of 199 omitted variant values in 90 tasks at d =
+          6/9/12 (5k products), "Which <axis noun> …?" missed 23 and the options question 173;
+          now 9 and 15 (a value changed by a change of mind, and one-letter sizes "S, M or
+          L?", which name no axis). Rows are unchanged; replies change.
 """
 
 from __future__ import annotations

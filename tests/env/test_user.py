@@ -85,6 +85,71 @@ def test_a_question_about_two_slots_answers_both():
     }
 
 
+#: A cart item sold in variants whose axes have two-word names, as catalog_get_variants shows
+#: them ({"book_format": "Paperback"}), besides the colour.
+VARIANT_SLOTS = [
+    ScriptSlot(
+        name="items.0.desc", value="Acosta Classics picture book", kind="text", label="item"
+    ),
+    ScriptSlot(
+        name="items.0.variant.book_format",
+        value="Mass Market Paperback",
+        kind="variant",
+        label="book format",
+        omitted=True,
+    ),
+    ScriptSlot(name="items.1.desc", value="denim jeans", kind="text", label="item"),
+    ScriptSlot(
+        name="items.1.variant.womens_inseam",
+        value="Tall",
+        kind="variant",
+        label="womens inseam",
+        omitted=True,
+    ),
+    ScriptSlot(
+        name="items.1.variant.color", value="Olive", kind="variant", label="color", omitted=True
+    ),
+    ScriptSlot(name="items.1.qty", value=2, kind="quantity", label="quantity", omitted=True),
+    ScriptSlot(name="items.2.desc", value="hdmi cable", kind="text", label="item"),
+    ScriptSlot(
+        name="items.2.variant.cable_length",
+        value="6 ft",
+        kind="variant",
+        label="cable length",
+        omitted=True,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # The axis's own noun, without the qualifier its name carries.
+        ("Which format would you like for the picture book?", {"items.0.variant.book_format"}),
+        ("Which inseam for the jeans?", {"items.1.variant.womens_inseam"}),
+        ("What length should the hdmi cable be?", {"items.2.variant.cable_length"}),
+        # The options read off catalog_get_variants, without naming the axis.
+        ("For the jeans, would you like Gray, Olive or White?", {"items.1.variant.color"}),
+        (
+            "Would you like the picture book in Paperback, Hardcover or Mass Market Paperback?",
+            {"items.0.variant.book_format"},
+        ),
+        ("3 ft, 6 ft or 10 ft for the hdmi cable?", {"items.2.variant.cable_length"}),
+        # An option of another item's axis is not a question about that item.
+        ("How many denim jeans do you need?", {"items.1.qty"}),
+    ],
+)
+def test_a_variant_is_asked_by_its_noun_or_its_options(question, expected):
+    """A customer asked "which format?" or "Gray, Olive or White?" says their variant.
+
+    Only the axis's full name ("book format") or "variant" matched: "Which format would you
+    like for the picture book?" got "I'm not sure, it doesn't matter to me", and the agent
+    picked a variant at random.
+    """
+    s = UserScript(style="polite", slots=VARIANT_SLOTS, never_say=[])
+    assert set(names(question, s)) == expected
+
+
 def test_tokens_normalise_plurals_and_punctuation():
     assert tokens("Colours? SIZES!") == ("colour", "size")
 
@@ -328,3 +393,24 @@ def test_remembered_slot_matches_equal_match_slots(question):
     compiled = compile_script(script().model_dump_json())
     assert compiled.slots_asked(question) == tuple(match_slots(compiled, question))
     assert compiled.slots_asked(question) is compiled.slots_asked(question)  # remembered
+
+
+def test_an_option_word_in_an_item_name_does_not_hide_the_variant_question():
+    """ "Which variant of the White Studio speaker?" is about the speaker, not a White chair."""
+    slots = [
+        ScriptSlot(
+            name="items.0.desc", value="White Studio Air speaker", kind="text", label="item"
+        ),
+        ScriptSlot(
+            name="items.0.variant.color", value="Navy", kind="variant", label="color", omitted=True
+        ),
+        ScriptSlot(name="items.1.desc", value="task chair", kind="text", label="item"),
+        ScriptSlot(
+            name="items.1.variant.color", value="White", kind="variant", label="color", omitted=True
+        ),
+    ]
+    s = UserScript(style="polite", slots=slots, never_say=[])
+    question = "Which variant of the White Studio Air speaker would you like?"
+    assert names(question, s) == ["items.0.variant.color"]
+    # "White" names the speaker too, so its colour may come along; the chair's must.
+    assert "items.1.variant.color" in names("Navy or White for the task chair?", s)
