@@ -299,7 +299,7 @@ def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
     strong, weak, longest = _words(last, slot.kind, slot.label, tuple(slot.keywords), exchange)
     text = str(slot.value)
     values: Phrases = frozenset()
-    if slot.kind == "variant" and not exchange and last and slot.name.startswith("items."):
+    if slot.kind == "variant" and not exchange and last:
         head, values = _variant_phrases(last, text)
         strong = strong | head
         longest = max(longest, *map(len, head | values))

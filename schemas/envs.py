@@ -120,7 +120,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "2.5",
+        "2.6",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

@@ -137,6 +137,9 @@ Version history:
           on a fact nobody asked for. A returns step's customer names the replacement when
           asked what they want instead (returns 2.5); a policy step's customer knows whether
           their item is a large one (policy 2.1); order ranks count days placed (status 2.3).
+    2.6 — a cart step's customer answers a variant asked by the axis's noun ("Which
+          format?") or by its options ("Gray, Olive or White?"), as cart 1.2's does; these
+          got "it doesn't matter to me". Rows are unchanged; replies change.
 """
 
 from __future__ import annotations

@@ -414,3 +414,20 @@ def test_an_option_word_in_an_item_name_does_not_hide_the_variant_question():
     assert names(question, s) == ["items.0.variant.color"]
     # "White" names the speaker too, so its colour may come along; the chair's must.
     assert "items.1.variant.color" in names("Navy or White for the task chair?", s)
+
+
+def test_a_journey_cart_step_variant_is_asked_by_its_noun():
+    """A journey's cart item (``steps.<i>.items.<j>.variant.<axis>``) is asked like cart's."""
+    slots = [
+        ScriptSlot(name="steps.1.items.0.desc", value="picture book", kind="text", label="item"),
+        ScriptSlot(
+            name="steps.1.items.0.variant.book_format",
+            value="Paperback",
+            kind="variant",
+            label="book format",
+            omitted=True,
+        ),
+    ]
+    s = UserScript(style="polite", slots=slots, never_say=[])
+    assert names("Which format for the picture book?", s) == ["steps.1.items.0.variant.book_format"]
+    assert names("Paperback or Hardcover?", s) == ["steps.1.items.0.variant.book_format"]
