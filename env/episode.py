@@ -26,6 +26,7 @@ return reward ``0.0`` (rewards are terminal).
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -51,6 +52,8 @@ _TOOLS_CACHE_LIMIT = 256
 _PREPARED_LIMIT = 4096
 #: Distinct episode texts whose decoding and stock rules are remembered (``_episode_rules``).
 _EPISODE_TEXTS_LIMIT = 4096
+#: A word that may be a catalog id; :func:`_said_ids` keeps those the catalog holds.
+_ID_WORD = re.compile(r"\b[A-Z0-9]{8,12}\b")
 
 
 class EpisodeError(ShopgenError, RuntimeError):
@@ -186,6 +189,22 @@ def _prepare(task: dict[str, Any] | TaskRow, store: CatalogStore) -> _Prepared:
     )
 
 
+def _said_ids(messages: list[dict[str, Any]], store: CatalogStore) -> list[str]:
+    """The catalog product ids the customer's opening messages name: shown, as tool results are.
+
+    A substitution customer says "(item B02VNNMGUS)"; an agent that looked it up with
+    ``catalog_get_product`` was charged a hallucinated id (r_hall < 0, never correct), though
+    the id came from the customer, not from the agent's guess (``EpisodeState.shown_ids``).
+    """
+    return [
+        w
+        for m in messages
+        if m["role"] == "user"
+        for w in _ID_WORD.findall(m["content"] or "")
+        if store.product_row(w) >= 0
+    ]
+
+
 @lru_cache(maxsize=_EPISODE_TEXTS_LIMIT)
 def _episode_rules(text: str) -> tuple[Any, Any]:
     """An episode's JSON decoded and its :func:`stock_rules`; (None, None) for a non-object.
@@ -288,6 +307,7 @@ class ShopEnv:
         self._tools, self._offered = shared.offered(row.tools)
         search = shared.search_index() if "catalog_search" in self._offered else None
         self._ctx = ToolContext.create(shared.store, row, episode, search, shared.memo, stock)
+        self._ctx.state.shown_ids.update(_said_ids(messages, shared.store))
         self.transcript = list(map(dict, messages))
         return {"messages": list(map(dict, messages)), "tools": self._tools}
 

@@ -72,7 +72,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "substitution",
-        "1.4",
+        "1.5",
         "recommend compatible substitutes for an out-of-stock product",
         *_COMMON,
         "m",
