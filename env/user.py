@@ -7,7 +7,9 @@ spend…), of its label, and by the script's own keywords. Matching works on nor
 (lower case, punctuation dropped, a plural ``s`` stripped), phrase by phrase, so paraphrases
 such as "What shade?", "which colours" or "how many do you need" all land. *Weak* words
 ("item", "order", "when") count only when no specific word matched, so "what size is the
-item?" answers the size, not the item. With several cart items, a question naming one item's
+item?" answers the size, not the item; the preference (kind ``preference``, asked by "how
+much does price matter", "favourite brands", "how important"…) is no specific word, so
+"anything else that matters?" also gets what an open question gets. With several cart items, a question naming one item's
 words narrows the answer to that item.
 
 Replies are rendered by :func:`shopgen.gen.render.render_user_reply` in the customer's style
@@ -105,6 +107,17 @@ KIND_WORDS: dict[str, tuple[str, ...]] = {
     "brand": NAME_WORDS["brand"],
     "order_ref": NAME_WORDS["order_ref"],
     "date": ("date", "when did you"),
+    "preference": (
+        "matter",
+        "important",
+        "importance",
+        "weigh",
+        "favourite",
+        "favorite",
+        "care",
+        "rank",
+        "ranking",
+    ),
 }
 
 #: An open question about a product search's requirements ("Any other requirements?"). The
@@ -462,8 +475,11 @@ def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
         # the item the question names: "White" of a "White Studio speaker" asks no colour.
         hits = [m for m in compiled.matchers if m.values and not grams.isdisjoint(m.values)]
         hits = [m for m in hits if not narrow or m.item is None or m.item in named]
-    if not hits:
-        hits = [m for m in compiled.matchers if not grams.isdisjoint(m.weak)]
+    if all(m.slot.kind == "preference" for m in hits):
+        # "Anything else that matters to you?" asks for the preference and openly for the
+        # constraints: the preference is not a specific requirement that outranks them.
+        strong = {id(m) for m in hits}
+        hits = [m for m in compiled.matchers if id(m) in strong or not grams.isdisjoint(m.weak)]
     if narrow:
         hits = [m for m in hits if m.item is None or m.item in named]
     return [m.slot for m in hits]

@@ -72,6 +72,13 @@ Version history:
           "tea type"), so only its name or "variant" could reveal it. A chatty customer says
           the stated constraints as "It has to be …", not "Ideally …", a wish an agent could
           rank instead of enforcing (1 of 20 tasks at each d ≥ 3 on 5k products).
+    1.6 — the customer states their preference however they are asked how much a factor
+          matters (``env.user.KIND_WORDS["preference"]``: "how much does price matter",
+          "how important", "weigh", "favourite brands", "care", "rank"). The system prompt
+          invites "how much do price, rating, delivery and brand matter to you?", and only
+          "what matters", "priorities", "prefer" or "care about" got it: those questions got
+          "I'm not sure, it doesn't matter to me" or only the constraints they named, on 40
+          of 40 tasks (d = 1–12, 5k products), and the agent ranked blind.
 """
 
 from __future__ import annotations
