@@ -300,6 +300,10 @@ def _words(
         strong += EXCHANGE_WORDS
     if kind in ("attr", "variant") and last:
         strong.append(last.replace("_", " "))
+        # "book format" is asked for as "Which format?": only the whole label matched, and
+        # the customer said "it doesn't matter to me" of a format they required. The label's
+        # head word, not the name's ("shoe_size_us" is labelled "size").
+        strong.append(label.rsplit(" ", 1)[-1])
     weak = list(WEAK_WORDS.get(last or "", ())) + list(WEAK_WORDS.get(kind, ()))
     strong_set = frozenset(t for t in map(_phrase, strong) if t)
     weak_set = frozenset(t for t in map(_phrase, weak) if t)

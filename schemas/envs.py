@@ -94,7 +94,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "returns",
-        "2.5",
+        "2.6",
         "return or exchange the right order line under the store policy",
         *_COMMON,
         "H_orders",

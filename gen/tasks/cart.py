@@ -49,7 +49,8 @@ Version history:
           agent picked a variant blind. Of 199 omitted variant values in 90 tasks at d =
           6/9/12 (5k products), "Which <axis noun> …?" missed 23 and the options question 173;
           now 9 and 15 (a value changed by a change of mind, and one-letter sizes "S, M or
-          L?", which name no axis). Rows are unchanged; replies change.
+          L?", which name no axis). A variant is also asked for by its label's head word
+          ("flavor" of "coffee flavor"). Rows are unchanged; replies change.
 """
 
 from __future__ import annotations

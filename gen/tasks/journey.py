@@ -139,7 +139,8 @@ Version history:
           their item is a large one (policy 2.1); order ranks count days placed (status 2.3).
     2.6 — a cart step's customer answers a variant asked by the axis's noun ("Which
           format?") or by its options ("Gray, Olive or White?"), as cart 1.2's does; these
-          got "it doesn't matter to me". Rows are unchanged; replies change. A discovery or
+          got "it doesn't matter to me" (5 of 5 such slots in 40 journeys went unanswered).
+          An attribute is asked for by its label's head word too. A discovery or
           substitution step's customer states their preference however they are asked how
           much a factor matters (discovery 1.6).
 """

@@ -82,6 +82,9 @@ Version history:
     "The most recent one" and "the second most recent one" rank orders by the day placed,
     the only time the tools show (status 2.3): at d = 12, 1 of 40 tasks called the target
     "the second most recent one" of two orders listed as placed the same day.
+    2.6 — the replacement's variant is asked for by its label's head word as in cart 1.2:
+          "Which format?" got "it doesn't matter to me" for an exchange's book format (3 of 3
+          such slots in 40 tasks, d = 1–12, 5k products).
 """
 
 from __future__ import annotations

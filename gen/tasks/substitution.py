@@ -67,7 +67,8 @@ Version history:
           on 7 of 20 tasks at d = 1–12 on 5k products. As discovery 1.6, the customer
           states their preference however they are asked how much a factor matters (39 of
           40 tasks answered "how important are price, rating, delivery and brand?" without
-          it before).
+          it before). An attribute is asked for by its label's head word as in cart 1.2
+          ("Which type?" for a litter type).
 """
 
 from __future__ import annotations
