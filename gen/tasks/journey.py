@@ -142,7 +142,9 @@ Version history:
           got "it doesn't matter to me" (5 of 5 such slots in 40 journeys went unanswered).
           An attribute is asked for by its label's head word too. A discovery or
           substitution step's customer states their preference however they are asked how
-          much a factor matters (discovery 1.6).
+          much a factor matters (discovery 1.6). A substitution step's customer names the
+          features to match when asked what the substitute must "match" or have "in common"
+          (substitution 1.5).
 """
 
 from __future__ import annotations

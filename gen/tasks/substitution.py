@@ -68,7 +68,10 @@ Version history:
           states their preference however they are asked how much a factor matters (39 of
           40 tasks answered "how important are price, rating, delivery and brand?" without
           it before). An attribute is asked for by its label's head word as in cart 1.2
-          ("Which type?" for a litter type).
+          ("Which type?" for a litter type). The features a substitute must share are also
+          asked for by "match", "same", "in common" and "work with" (``COMPAT_WORDS``): "What
+          must it have in common with the original?" or "What should the replacement
+          match?" got "I don't know" on 5 of 5 tasks with compat values in 60.
 """
 
 from __future__ import annotations
@@ -168,7 +171,19 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
 
 
 #: How an agent asks what a substitute must keep of the original.
-COMPAT_WORDS = ["must match", "compatible", "compatibility", "fit", "same as", "share", "keep"]
+COMPAT_WORDS = [
+    "must match",
+    "match",
+    "compatible",
+    "compatibility",
+    "fit",
+    "same as",
+    "same",
+    "in common",
+    "work with",
+    "share",
+    "keep",
+]
 
 
 def compat_facts(compat: dict[str, str]) -> dict[str, dict[str, Any]]:
