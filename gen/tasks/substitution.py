@@ -71,7 +71,12 @@ Version history:
           ("Which type?" for a litter type). The features a substitute must share are also
           asked for by "match", "same", "in common" and "work with" (``COMPAT_WORDS``): "What
           must it have in common with the original?" or "What should the replacement
-          match?" got "I don't know" on 5 of 5 tasks with compat values in 60.
+          match?" got "I don't know" on 5 of 5 tasks with compat values in 60. The system
+          prompt says how many substitutes to recommend: as many as the customer asks for,
+          asking when they have not said. It named no number while exactly ``k_rec`` (3–7)
+          is graded, the first message leaves it out on 38 of 60 tasks, and most of its
+          wordings ask for one ("Would you kindly recommend a substitute?", "Give me a
+          replacement", "Find me the closest alternative").
 """
 
 from __future__ import annotations
