@@ -247,6 +247,13 @@ def _grams(words: tuple[str, ...], longest: int) -> frozenset[tuple[str, ...]]:
 #: A set of question phrases, each a tuple of :func:`tokens`.
 Phrases = frozenset[tuple[str, ...]]
 
+#: The :data:`_OPEN` words that ask for requirements even beside a specific question
+#: (:func:`match_slots`): "What's your budget, and any other requirements?". Not "other",
+#: "anything else" or "specific", which qualify a specific word ("Any other colour?").
+OPEN_PHRASES: Phrases = frozenset(
+    map(tokens, ("requirement", "criteria", "constraint", "must have", "feature", "spec"))
+)
+
 
 @dataclass(frozen=True, slots=True)
 class _Matcher:
@@ -479,11 +486,14 @@ def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
         # the item the question names: "White" of a "White Studio speaker" asks no colour.
         hits = [m for m in compiled.matchers if m.values and not grams.isdisjoint(m.values)]
         hits = [m for m in hits if not narrow or m.item is None or m.item in named]
-    if all(m.slot.kind == "preference" for m in hits):
-        # "Anything else that matters to you?" asks for the preference and openly for the
-        # constraints: the preference is not a specific requirement that outranks them.
+    # Weak words count when no specific word matched ("anything else that matters to you?"
+    # asks for the preference and openly: the preference is no specific requirement). Words
+    # asking for requirements always count: "What's your budget, and any other
+    # requirements?" got the budget alone, "How many options, and any other …?" the count.
+    weak = grams if all(m.slot.kind == "preference" for m in hits) else grams & OPEN_PHRASES
+    if weak:
         strong = {id(m) for m in hits}
-        hits = [m for m in compiled.matchers if id(m) in strong or not grams.isdisjoint(m.weak)]
+        hits = [m for m in compiled.matchers if id(m) in strong or not weak.isdisjoint(m.weak)]
     if narrow:
         hits = [m for m in hits if m.item is None or m.item in named]
     return [m.slot for m in hits]

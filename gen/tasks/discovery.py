@@ -84,7 +84,12 @@ Version history:
           don't know" or "it doesn't matter to me"). The system prompt says to ask how
           many products the customer wants when they have not said ("as many as the
           customer asks for (ask how many when they have not said)"): exactly ``k_rec`` is
-          graded and the first message leaves it out on 39 of 60 tasks.
+          graded and the first message leaves it out on 39 of 60 tasks. An open question
+          beside a specific one still gets every constraint ("requirements", "criteria",
+          "features"…, ``env.user.OPEN_PHRASES``): "How many options would you like, and any
+          other requirements?" got the count alone on 49 of 49 tasks that left a
+          constraint out, "What's your budget, and any other requirements?" the budget alone
+          on 26.
 """
 
 from __future__ import annotations

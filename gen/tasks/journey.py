@@ -144,7 +144,8 @@ Version history:
           substitution step's customer states their preference however they are asked how
           much a factor matters (discovery 1.6). A substitution step's customer names the
           features to match when asked what the substitute must "match" or have "in common"
-          (substitution 1.5).
+          (substitution 1.5). An open question beside a specific one still gets every
+          constraint of a discovery or substitution step (discovery 1.6).
 """
 
 from __future__ import annotations

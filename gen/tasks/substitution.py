@@ -76,7 +76,9 @@ Version history:
           asking when they have not said. It named no number while exactly ``k_rec`` (3–7)
           is graded, the first message leaves it out on 38 of 60 tasks, and most of its
           wordings ask for one ("Would you kindly recommend a substitute?", "Give me a
-          replacement", "Find me the closest alternative").
+          replacement", "Find me the closest alternative"). An open question beside a
+          specific one still gets every constraint, as in discovery 1.6 (the count alone on
+          47 of 47 tasks that left a constraint out, the budget alone on 39).
 """
 
 from __future__ import annotations

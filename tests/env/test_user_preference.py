@@ -8,6 +8,7 @@ from shopgen.schemas.task import ScriptSlot, UserScript
 
 SLOTS = [
     ScriptSlot(name="category", value="novels", kind="text", label="kind of product"),
+    ScriptSlot(name="k_rec", value=4, kind="count", label="number of options", omitted=True),
     ScriptSlot(name="price_max", value=30, kind="money", label="budget", omitted=True),
     ScriptSlot(name="rating_min", value=4.0, kind="rating", label="minimum rating", omitted=True),
     ScriptSlot(name="ship_days_max", value=5, kind="days", label="delivery time", omitted=True),
@@ -75,3 +76,18 @@ def test_a_preference_question_with_an_open_one_gets_both() -> None:
 )
 def test_constraint_questions_do_not_get_the_preference(question: str, expected: set) -> None:
     assert names(question) == expected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What's your budget, and do you have any other requirements?",
+        "How many options would you like, and any other requirements?",
+        "How much do price and rating matter to you? Any other requirements?",
+    ],
+)
+def test_an_open_question_beside_a_specific_one_still_gets_every_constraint(question) -> None:
+    """Only "Any other requirements?" alone got them: beside a named fact, the open words
+    were weak and the customer answered the named fact alone (the count alone, on every
+    discovery task that left a constraint out)."""
+    assert names(question) >= CONSTRAINTS
