@@ -93,6 +93,26 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     ),
     "order_total": ("total", "order total"),
     "tier": ("membership", "tier", "member"),
+    # The policy documents test "Alaska and Hawaii" and "the contiguous US": an agent asks
+    # in those words, or for where the customer is, rather than for a "state".
+    "state": (
+        "state",
+        "alaska",
+        "hawaii",
+        "contiguous",
+        "address",
+        "located",
+        "location",
+        "where do you live",
+        "where are you",
+        "live in",
+        "ship to",
+        "shipping to",
+        "shipped to",
+        "sent to",
+        "deliver to",
+        "delivered to",
+    ),
     "item_condition": ("condition", "opened", "unopened", "damaged", "used"),
     "condition": ("condition", "opened", "unopened", "damaged", "used"),
 }

@@ -103,7 +103,7 @@ ENVS: tuple[EnvSpec, ...] = (
     _spec("status", "2.3", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
-        "2.1",
+        "2.2",
         "answer a store-policy question decided by B_branch clauses",
         *_COMMON,
         "B_branch",

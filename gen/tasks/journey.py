@@ -146,6 +146,8 @@ Version history:
           features to match when asked what the substitute must "match" or have "in common"
           (substitution 1.5). An open question beside a specific one still gets every
           constraint of a discovery or substitution step (discovery 1.6).
+          A policy step's customer names their state when asked about Alaska, Hawaii, the
+          contiguous US or their address (policy 2.2).
 """
 
 from __future__ import annotations

@@ -61,6 +61,13 @@ Version history:
     test the ``large_item`` tag, the documents name only "furniture and appliances" as
     examples, and "Is it a large item?" got "I don't know" while a television's or a gaming
     chair's answer hinged on it (5 / 10 / 7 of 40 tasks at d = 0 / 3 / 6 on 5k products).
+    2.2 — the customer names their state when asked in the documents' words ("Are you
+    sending it back from Alaska or Hawaii?", "Do you live in the contiguous US?") or for
+    where they are ("What is your delivery address?", "Where are you located?"): only
+    "state", "ship to" and "destination" were heard, and those questions got "I'm not sure,
+    it doesn't matter to me" in all 16 of 60 tasks that need the state (honest-agent audit;
+    a mail return from Alaska, $12.99, read as the usual $6.99). ``env.user`` knows the
+    words; the tasks are unchanged.
 """
 
 from __future__ import annotations

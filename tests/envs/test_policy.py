@@ -431,3 +431,33 @@ def test_asked_whether_the_item_is_large_the_customer_knows(shop_env):
         assert ("not a large item" in reply) is not big
         assert "a large item" in reply
     assert seen == {True, False}, "the fixture must hold large and other items"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Are you sending it back from Alaska or Hawaii, or from elsewhere in the US?",
+        "Is the order being shipped to Alaska or Hawaii?",
+        "Do you live in the contiguous US?",
+        "What is your delivery address?",
+        "Where are you located?",
+    ],
+)
+def test_asked_where_they_ship_in_the_policy_s_words_the_customer_names_the_state(
+    shop_env, question
+):
+    """The documents test "Alaska and Hawaii" and "the contiguous US", not a "state".
+
+    Asked in those words ("Are you sending it back from Alaska or Hawaii?"), the customer
+    answered "I'm not sure, it doesn't matter to me" in every one of the 16 of 60 tasks that
+    need the state, and a mail return from Alaska ($12.99) read as the usual $6.99.
+    """
+    factory = TaskFactory(shop_env, seed=0, overrides={"p_noise": 0.0})
+    rows = [factory.make("policy", d, k).row for d in (1, 4, 7, 10) for k in range(12)]
+    rows = [r for r in rows if "state" in r.decoded("goal")["needed"]]
+    assert rows, "no task of the fixture needs the state"
+    for row in rows:
+        state = row.decoded("goal")["facts"]["state"]
+        shop_env.reset(row)
+        obs, *_ = shop_env.step(assistant_message(1, [("ask_user", {"question": question})]))
+        assert state in json.loads(obs["messages"][-1]["content"])["reply"], row.task_id
