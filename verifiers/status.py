@@ -13,6 +13,7 @@ from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import decoded
 from shopgen.verifiers.text import (
     carrier_stated,
+    date_listed,
     date_stated_alone,
     only_code_stated,
     status_stated,
@@ -26,7 +27,8 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     """Grade the final message: status (and nothing contradicting it), date, tracking, carrier.
 
     Each part is stated alone: the true status and no other, the date and no date that is
-    not the order's (``order_dates``) or today's, the tracking number and no other, the carrier and no other; and the order must
+    not the order's (``order_dates``) or today's, and not in a bare list of dates that does not
+    say which is which, the tracking number and no other, the carrier and no other; and the order must
     have been looked up.
     """
     goal = decoded(task, "goal")
@@ -93,9 +95,10 @@ def _parts(
             if order_dates is None
             else frozenset(map(date.fromisoformat, (*order_dates, today)))
         )
+        asked = date.fromisoformat(day)
         parts["date"] = date_stated_alone(
-            text, date.fromisoformat(day), year=now.year, allowed=allowed, today=now
-        )
+            text, asked, year=now.year, allowed=allowed, today=now
+        ) and not date_listed(text, asked, year=now.year, today=now)
     if tracking:
         parts["tracking"] = only_code_stated(text, tracking)
     if carrier:  # absent from 1.0 goals

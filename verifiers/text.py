@@ -154,6 +154,43 @@ def dates_in(text: str, *, year: int, today: date | None = None) -> set[date]:
     return found
 
 
+#: What may stand between the dates of a bare list ("Feb 14, Feb 15 and Feb 20", "2026-02-14 /
+#: 2026-02-15", one per bullet): separators and a joining word, no label saying what a date is.
+_LIST_GAP = re.compile(r"[\s,;/|&()\[\]*•·\-–—]*(?:(?:and|or|then)\b[\s,;/|&()\[\]*•·\-–—]*)?")
+
+
+def date_listed(text: str, day: date, *, year: int, today: date | None = None) -> bool:
+    """``day`` is written in a bare list with another date: nothing says which one it is.
+
+    "Dates: 2026-02-14, 2026-02-15, 2026-02-20" names an order's placed, shipped and expected
+    days without saying which is which; each is one of the order's own dates (allowed by
+    :func:`date_stated_alone`), so the list states the expected one only for a reader who
+    already knows it. Dates apart by a word ("placed on Feb 14, expected Feb 20") or in
+    sentences of their own are labelled by that text, and the same date written twice
+    ("2026-02-20 (February 20)") is no list.
+    """
+    spans = sorted(
+        (m.start(), m.end())
+        for pattern in (_ISO, _MONTH_DAY, _DAY_MONTH, _SLASH)
+        for m in pattern.finditer(text)
+    )
+    run: set[date] = set()
+    end = -1
+    for start, stop in spans:
+        if start < end:  # one date matched by two forms ("2026-02-14" holds no slash)
+            continue
+        found = dates_in(text[start:stop], year=year, today=today)
+        if not found:
+            continue
+        if end < 0 or not _LIST_GAP.fullmatch(text[end:start]):
+            if day in run and len(run) > 1:
+                return True
+            run = set()
+        run |= found
+        end = stop
+    return day in run and len(run) > 1
+
+
 def _valid(y: int, m: int, d: int) -> bool:
     try:
         date(y, m, d)

@@ -147,7 +147,8 @@ Version history:
           (substitution 1.5). An open question beside a specific one still gets every
           constraint of a discovery or substitution step (discovery 1.6).
           A policy step's customer names their state when asked about Alaska, Hawaii, the
-          contiguous US or their address (policy 2.2).
+          contiguous US or their address (policy 2.2). A status step's bare list of the
+          order's dates does not state its date (status 2.4).
 """
 
 from __future__ import annotations

@@ -90,6 +90,11 @@ Version history:
     1–2 of 40 at d = 6–12 on 5k products). Grading is unchanged. "The most recent one" and
     "the second most recent one" rank orders by the day placed, the only time the tools show:
     two same-item orders of one day were ranked by their hidden hours.
+    2.4 — a bare list of the order's dates ("Dates: 2026-02-14, 2026-02-15, 2026-02-20",
+    one per bullet, "Feb 15 or Feb 20") does not state the delivery or expected date: each
+    is one of the order's own dates, so the list passed in 59 of 59 dated tasks (lead's
+    audit) without saying which is which. Dates told apart by any word ("placed Feb 14,
+    expected Feb 20", "Feb 14 - placed") or in sentences of their own stay right.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ from shopgen.verifiers.text import (
     asserted_statuses,
     carrier_stated,
     carriers_named,
+    date_listed,
     date_stated_alone,
     dates_in,
     only_code_stated,
@@ -558,3 +559,40 @@ def test_prompt_asks_for_the_eta_of_every_order_not_delivered(factory):
     assert "not delivered yet" in system
     assert "processing" in system
     assert "carrier" in system  # graded when asked, as the tracking number is
+
+
+def test_a_bare_list_of_the_orders_dates_does_not_state_the_date(factory):
+    """Every date of the order, unlabelled, passed as stating the delivery or expected one.
+
+    "Your order is in transit. Dates: 2026-02-14, 2026-02-15, 2026-02-20." names only the
+    order's own dates (each allowed), so it was right in 59 of 59 dated tasks of an audit
+    while not saying which is the expected day. Labelled, the same dates stay right.
+    """
+    rows = [r for r in _dated_rows(factory) if len(set(r.decoded("goal")["order_dates"])) > 1]
+    assert rows, "no dated task of the fixture has two dates"
+    for row in rows[:12]:
+        goal = row.decoded("goal")
+        dates = sorted(set(goal["order_dates"]))
+        for joined in (", ".join(dates), "\n- ".join(dates), " and ".join(dates)):
+            scored = _score(row, f"{answer(goal)}\nDates: {joined}.")
+            assert not scored.details["parts"]["date"], joined
+        labelled = " ".join(f"One event was on {d}." for d in dates)
+        assert _score(row, f"{answer(goal)} {labelled}").is_correct
+
+
+@pytest.mark.parametrize(
+    ("text", "listed"),
+    [
+        ("Placed on Feb 14, shipped Feb 15, expected Feb 20.", False),
+        ("Timeline: Feb 14 - placed; Feb 15 - shipped; Feb 20 - expected delivery.", False),
+        ("- Placed: 2026-02-14\n- Shipped: 2026-02-15\n- Expected: 2026-02-20", False),
+        ("It should arrive on 2026-02-20 (February 20).", False),
+        ("Expected delivery: Friday, February 20, 2026.", False),
+        ("Dates: 2026-02-14, 2026-02-15, 2026-02-20.", True),
+        ("It arrives Feb 15 or Feb 20.", True),
+        ("- 2026-02-14\n- 2026-02-20", True),
+        ("2/14 / 2/20", True),
+    ],
+)
+def test_labelled_dates_are_no_list(text, listed):
+    assert date_listed(text, date(2026, 2, 20), year=2026, today=date(2026, 3, 2)) is listed
