@@ -94,7 +94,10 @@ Version history:
     one per bullet, "Feb 15 or Feb 20") does not state the delivery or expected date: each
     is one of the order's own dates, so the list passed in 59 of 59 dated tasks (lead's
     audit) without saying which is which. Dates told apart by any word ("placed Feb 14,
-    expected Feb 20", "Feb 14 - placed") or in sentences of their own stay right.
+    expected Feb 20", "Feb 14 - placed") or in sentences of their own stay right. No first
+    message claims the order has not arrived ("no sign of it yet", "Still nothing from …"):
+    15 of 160 tasks at d = 4–12 said so of a delivered or cancelled order, and in 2 a
+    same-item order in transit beside it fitted the complaint (honest-agent audit).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from shopgen.gen.tasks.status import (
     answer,
     clarifying_question,
 )
+from shopgen.taskgen import TaskFactory
 from shopgen.testing import scored_with_final
 from shopgen.verifiers.status import verify
 from shopgen.verifiers.text import (
@@ -596,3 +597,21 @@ def test_a_bare_list_of_the_orders_dates_does_not_state_the_date(factory):
 )
 def test_labelled_dates_are_no_list(text, listed):
     assert date_listed(text, date(2026, 2, 20), year=2026, today=date(2026, 3, 2)) is listed
+
+
+_NOT_ARRIVED = ("no sign of it", "not arrive", "still nothing", "waited long enough", "waiting on")
+
+
+def test_no_first_message_claims_a_delivered_or_cancelled_order_has_not_arrived(shop_env):
+    """ "Still nothing from my order with the smartphone!" asked about a delivered order.
+
+    With a same-item order in transit beside it, the complaint pointed an honest agent at
+    that one (2 of 160 tasks at d = 4–12 on 5k products; 15 of 160 made the false claim).
+    """
+    factory = TaskFactory(shop_env, seed=0, overrides={"p_noise": 0.0})
+    rows = [factory.make("status", d, k).row for d in (4, 8, 12) for k in range(30)]
+    done = [r for r in rows if r.decoded("goal")["status"] in ("delivered", "cancelled")]
+    assert done, "no task of the fixture asks about a delivered or cancelled order"
+    for row in done:
+        first = shop_env.reset(row)["messages"][-1]["content"].lower()
+        assert not [p for p in _NOT_ARRIVED if p in first], first
