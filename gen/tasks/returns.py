@@ -85,6 +85,11 @@ Version history:
     2.6 — the replacement's variant is asked for by its label's head word as in cart 1.2:
           "Which format?" got "it doesn't matter to me" for an exchange's book format (3 of 3
           such slots in 40 tasks, d = 1–12, 5k products).
+    When the episode's day (fixed by the line's delivery and its age) is after the catalog's,
+    whose end the store's statuses describe, only delivered and cancelled orders are listed:
+    an order on its way then was listed "in_transit" with an expected date weeks or months
+    before the episode's day (10 of 40 tasks at d 1–12 on 5k products, 21 orders; a
+    delivered one beside it "delivered 90 days ago").
 """
 
 from __future__ import annotations
@@ -181,7 +186,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     days = _days(int(window.value), d, rng)
     today = _today_for(book.delivered_at[row], days)
     facts["days_since_delivery"] = days
-    visible = _visible(book, user_id, today, n_orders)
+    visible = _visible(book, user_id, today, n_orders, ctx.root.today)
     if row not in visible:
         raise Redraw("the target order is not among the last H_orders orders")
     verdict = memo.return_eligibility(facts)
@@ -312,12 +317,19 @@ def _today_for(delivered_at: datetime, days: int) -> date:
     return delivered_at.date() + timedelta(days=days - at_delivery)
 
 
-def _visible(book: _OrderBook, user_id: str, today: date, n: int) -> list[int]:
-    """Rows of the last ``n`` of the customer's orders whose every event happened by ``today``."""
+def _visible(book: _OrderBook, user_id: str, today: date, n: int, world_day: date) -> list[int]:
+    """Rows of the last ``n`` of the customer's orders whose status still holds on ``today``.
+
+    Every event of such an order happened by ``today``. The store's statuses are those at the
+    end of ``world_day`` (the catalog's today); when the episode's day is later, an order still
+    on its way then would have arrived since (it was listed "in_transit" with an expected date
+    weeks before the episode's day), so only delivered and cancelled orders show.
+    """
     end = datetime.combine(today + timedelta(days=1), datetime.min.time())
     lo, hi = book.spans.get(user_id, (0, 0))
-    last = book.last_event
-    return [r for r in range(lo, hi) if last[r] < end][-n:]
+    last, settled = book.last_event, book.settled
+    later = today > world_day
+    return [r for r in range(lo, hi) if last[r] < end and (settled[r] or not later)][-n:]
 
 
 @dataclass(frozen=True)
@@ -333,6 +345,7 @@ class _OrderBook:
         spans: customer → their rows ``[lo, hi)``.
         order_ids: each row's order id.
         returnable: whether the order was delivered (status and day), so a line may go back.
+        settled: whether the order's status is final (delivered or cancelled).
         delivered_at: each row's delivery time (None when not delivered).
         last_event: each row's latest event time (placed, shipped, delivered, cancelled).
         tiers: customer → membership tier.
@@ -349,6 +362,7 @@ class _OrderBook:
     spans: dict[str, tuple[int, int]]
     order_ids: list[str]
     returnable: list[bool]
+    settled: list[bool]
     delivered_at: list[datetime | None]
     last_event: list[datetime]
     tiers: dict[str, str]
@@ -391,6 +405,9 @@ def _build_order_book(ctx: GenContext) -> _OrderBook:
         returnable=orders.select(
             (pl.col("status") == "delivered") & pl.col("delivered_at").is_not_null()
         )
+        .to_series()
+        .to_list(),
+        settled=orders.select(pl.col("status").is_in(["delivered", "cancelled"]))
         .to_series()
         .to_list(),
         delivered_at=ctx.store.order_list("delivered_at"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 
 import pytest
 
@@ -530,3 +531,20 @@ def test_order_rank_words_count_only_days_the_tools_show():
     assert said.words("position") == "the second most recent one"
     late = _Said(None, order("C", "2026-01-23T01:00:00"), [target], "x", None, False)
     assert late.words("recency") == "the most recent one"
+
+
+def test_no_listed_order_is_pending_after_the_worlds_day(shop_env, tasks):
+    """The store's statuses are those at the end of the catalog's day; a return's day may be
+    months later, when an order then in transit has long arrived. Such an order was listed
+    "in_transit" with an expected date before the episode's day (a quarter of returns tasks
+    at 5k); every listed order must be one whose status still holds on the episode's day."""
+    catalog_today = date.fromisoformat(shop_env.store.manifest.config["today"])
+    later = 0
+    for g in tasks:
+        today = date.fromisoformat(g.row.decoded("episode")["today"])
+        later += today > catalog_today
+        for order_id in g.row.decoded("episode")["order_ids"]:
+            order = shop_env.store.order(order_id)
+            if order["status"] not in ("delivered", "cancelled"):
+                assert today <= catalog_today, (g.row.task_id, order_id, order["status"])
+    assert later  # the case the test is about occurs
