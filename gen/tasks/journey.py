@@ -151,6 +151,7 @@ Version history:
           order's dates does not state its date (status 2.4). A journey whose returns step
           moves its day past the catalog's lists no order still on its way (returns 2.5: 4
           of 40 journeys listed one "in_transit" with an expected date before the day).
+          A middle rank among same-item orders says it counts those orders (status 2.4).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ At high d several listed orders hold the item the customer names, and only a det
 singles one out, from exact to relational as d grows (``order_hint_level(d)``,
 :data:`HINT_KINDS`): the day placed, the month, the total, "the most recent one", whether it
 already arrived, another item in it (by its category at high d), "the cheapest one", its place
-among them ("the second most recent one"), the shipping chosen (only ``order_get_details``
+among them ("the second most recent of my orders with that item"), the shipping chosen (only ``order_get_details``
 shows it). :func:`order_hint` picks an open kind that singles the target out and its words;
 the environments decide when to draw such orders and how the agent must ask.
 """
@@ -45,7 +45,8 @@ SHIP_WORDS = {
     "two_day": "the one I picked two-day shipping for",
     "next_day": "the one I paid for next-day delivery",
 }
-#: "the second most recent one", … (``position``: a middle one of three or more holders).
+#: "the second most recent of my orders with that item", … (``position``: a middle one of
+#: three or more holders).
 _ORDINALS = ("", "second", "third", "fourth", "fifth", "sixth")
 
 #: Characters of a title an order listing shows (``shopgen.env.tools.orders.TITLE_CHARS``):
@@ -181,11 +182,17 @@ class _Said:
         return None
 
     def _position(self) -> str | None:
-        """A middle one of three or more holders, counted from the newest by day placed."""
+        """A middle one of three or more holders, counted from the newest by day placed.
+
+        The words say the rank counts the orders holding the item: "the second most recent
+        one" also reads as the second most recent order of all, which may hold the item too
+        (the extremes have no such reading: the newest order of all, if it holds the item, is
+        the newest holder).
+        """
         newer, older = self._newer_older()
         if newer == 0 or older == 0 or newer + older != len(self.others):
             return None
-        return f"the {_ORDINALS[newer]} most recent one"
+        return f"the {_ORDINALS[newer]} most recent of my orders with that item"
 
     def _co_item(self) -> str | None:
         """Another item of the order, by its listed noun or (``paraphrase``) by its kind."""

@@ -90,6 +90,9 @@ Version history:
     an order on its way then was listed "in_transit" with an expected date weeks or months
     before the episode's day (10 of 40 tasks at d 1–12 on 5k products, 21 orders; a
     delivered one beside it "delivered 90 days ago").
+    A middle rank among same-item orders says it counts those orders ("the second most recent
+    of my orders with that item", status 2.4): 1 of 6 tasks with that detail at d = 6–12
+    could be read as the second most recent order of all, which held the item too.
 """
 
 from __future__ import annotations

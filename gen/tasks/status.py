@@ -98,6 +98,10 @@ Version history:
     message claims the order has not arrived ("no sign of it yet", "Still nothing from …"):
     15 of 160 tasks at d = 4–12 said so of a delivered or cancelled order, and in 2 a
     same-item order in transit beside it fitted the complaint (honest-agent audit).
+    A middle rank among same-item orders says what it counts: "the second most recent of my
+    orders with that item". "The second most recent one" also read as the second most recent
+    order of all, which held the item too in 7 of 20 tasks with that detail at d = 6–12 on
+    5k products (the extremes have no such reading).
 """
 
 from __future__ import annotations

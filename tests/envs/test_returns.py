@@ -528,7 +528,7 @@ def test_order_rank_words_count_only_days_the_tools_show():
     assert said.words("recency") is None
     apart = [order("B", "2026-01-16T12:30:18"), order("C", "2026-01-23T01:00:00")]
     said = _Said(None, target, apart, "dog chews", np.random.default_rng(0), False)
-    assert said.words("position") == "the second most recent one"
+    assert said.words("position") == "the second most recent of my orders with that item"
     late = _Said(None, order("C", "2026-01-23T01:00:00"), [target], "x", None, False)
     assert late.words("recency") == "the most recent one"
 
@@ -548,3 +548,20 @@ def test_no_listed_order_is_pending_after_the_worlds_day(shop_env, tasks):
             if order["status"] not in ("delivered", "cancelled"):
                 assert today <= catalog_today, (g.row.task_id, order_id, order["status"])
     assert later  # the case the test is about occurs
+
+
+def test_a_middle_rank_counts_only_the_orders_holding_the_item():
+    """ "The second most recent one" also reads as the second most recent order of all, which
+    may hold the item too: listed newest first A (no such item), B, C, D (all holding it),
+    target C was B by that reading (7 of 20 status and 1 of 6 returns tasks with this hint
+    at d 6-12 on 5k products). The words say which orders the rank counts."""
+    from datetime import datetime
+
+    from shopgen.gen.tasks.order_hints import _Said
+
+    def order(oid: str, day: int) -> dict:
+        return {"order_id": oid, "placed_at": datetime(2026, 1, day, 12)}
+
+    others = [order("B", 20), order("D", 10)]
+    said = _Said(None, order("C", 15), others, "dog chews", None, False)
+    assert said.words("position") == "the second most recent of my orders with that item"
