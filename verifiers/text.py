@@ -647,9 +647,15 @@ _NOT_ELIGIBLE = re.compile(
     r"|unable to (?:return|exchange|accept)|no longer (?:be )?(?:returned|eligible|returnable)"
     r"|non-returnable|isn't returnable|aren't returnable|aren't eligible"
     r"|(?:can't|cannot|can not|won't be able to|unable to|not able to)"
-    r" (?:\w+ ){0,2}?(?:return|exchange|accept|process|take) (?:\w+ )?(?:return|exchange|it|them"
+    r" (?:\w+ ){0,2}?(?:return|exchange|accept|process|take|start|initiate|open|begin|submit)"
+    r" (?:\w+ )?(?:return|exchange|it|them"
     r"|this|that|the item|back)"
     r"|(?:can't|cannot|can not|won't be able to|not able to) (?:be )?(?:return|exchange|taken back)"
+    # "a return isn't possible", "it doesn't qualify for a return", "the return was declined".
+    r"|(?:return|returning it|exchange|exchanging it) (?:is not|isn't|won't be|will not be)"
+    r" possible|not possible to (?:return|exchange|send)"
+    r"|(?:does not|doesn't|do not|don't) qualify for (?:a |an )?(?:return|exchange|refund)"
+    r"|(?:return|exchange)(?: request)? (?:was|is|has been) (?:declined|refused|denied|rejected)"
     # The window told as over: "it's too late to return it", "the return period has ended".
     r"|(?<!not )(?<!n't )too late to (?:return|exchange|send)"
     r"|(?:return|exchange) (?:window|period)(?: (?!not\b|never\b|yet\b)\w+){0,4}?"
@@ -658,13 +664,50 @@ _NOT_ELIGIBLE = re.compile(
 )
 
 
+#: Reasons said in words :data:`REFUSAL_REASONS` cannot hold: a rule's limit as the reason
+#: ("can only be returned within 15 days", "delivered more than 90 days ago"), "sold as
+#: final", an engraving, an item opened (not "hasn't been opened") or health reasons.
+_REFUSAL_PHRASES: dict[str, re.Pattern[str]] = {
+    "window": re.compile(
+        r"\b(?:deadline|beyond (?:the|its|our|your) \d*|no longer within"
+        r"|(?:only|must) (?:be )?(?:returned|accepted|returnable|sent back|made) within"
+        r"|(?:more|longer) than \d+ days (?:ago|since|after))\b"
+    ),
+    "final_sale": re.compile(r"\b(?:sold|marked)(?: as)? final\b"),
+    "personalised": re.compile(
+        r"\bengraving\b|\bmade (?:just |especially |specifically |only )?for you\b"
+        r"|\bpersonali[sz]ation\b|\bcustomi[sz]ation\b"
+    ),
+    "hygiene": re.compile(
+        r"(?<!not )(?<!n't )(?<!never )\b(?:been|is|was|it's|once it's) opened\b"
+        r"|\bopened (?:\w+ )?(?:items?|products?|cosmetics|toiletries|ones)\b"
+        r"|\bhealth reasons\b|\bhygienic\b"
+    ),
+}
+#: The faulty-item rule's exceptions ("can always be returned, even final-sale, perishable,
+#: personalised or opened hygiene items"), as return_check_eligibility explains a faulty
+#: item past its window: context, not reasons.
+_FAULTY_EXCEPTIONS = re.compile(
+    r"\b(?:returned|accepted|returnable|eligible)(?: for (?:a )?(?:return|refund))?,?"
+    r" (?:[-–—] )?even (?:for |if (?:they(?:'re| are) |it(?:'s| is) )?)?[\w ,/'-]*?"
+    r"\b(?:items|ones|products)\b"
+)
+
+
 def refusal_reasons_stated(text: str) -> set[str]:
     """The refusal reasons (keys of :data:`REFUSAL_REASONS`) the text names.
 
-    The return window named as still open is context, not the reason.
+    The return window named as still open is context, not the reason, and so are the
+    faulty-item rule's exceptions.
     """
-    low = _WINDOW_OPEN.sub(" ", " ".join(plain(text).split()))
-    return {k for k, words in REFUSAL_REASONS.items() if any(w in low for w in words)}
+    low = " ".join(plain(text).split())
+    low = _FAULTY_EXCEPTIONS.sub(" ", _WINDOW_OPEN.sub(" ", low))
+    return {
+        k
+        for k, words in REFUSAL_REASONS.items()
+        if any(w in low for w in words)
+        or (k in _REFUSAL_PHRASES and _REFUSAL_PHRASES[k].search(low))
+    }
 
 
 def not_eligible_stated(text: str) -> bool:

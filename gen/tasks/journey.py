@@ -152,6 +152,8 @@ Version history:
           moves its day past the catalog's lists no order still on its way (returns 2.5: 4
           of 40 journeys listed one "in_transit" with an expected date before the day).
           A middle rank among same-item orders says it counts those orders (status 2.4).
+          A returns step's refusal is read as returns 2.5 reads it (the faulty-item rule's
+          exceptions are context; more honest wordings of each reason).
 """
 
 from __future__ import annotations

@@ -93,6 +93,14 @@ Version history:
     A middle rank among same-item orders says it counts those orders ("the second most recent
     of my orders with that item", status 2.4): 1 of 6 tasks with that detail at d = 6–12
     could be read as the second most recent order of all, which held the item too.
+    A refusal relaying the tool's explanation of a faulty item past its window ("… can always
+    be returned, even final-sale, perishable, personalised or opened hygiene items. … outside
+    the window") names the window only: it named all five reasons, wrong in 27 of 61 window
+    refusals at d = 0–12 on 5k products (84 of 84 refusals relayed so are right now). Also
+    read: a limit as the reason ("can only be returned within 15 days", "more than 90 days
+    ago", "deadline"), "sold as final", an engraving or "made just for you", an item "been
+    opened" (not "hasn't been opened"), "opened cosmetics", health reasons; and as refusals
+    "I cannot start a return", "a return isn't possible", "doesn't qualify for a return".
 """
 
 from __future__ import annotations

@@ -565,3 +565,83 @@ def test_a_middle_rank_counts_only_the_orders_holding_the_item():
     others = [order("B", 20), order("D", 10)]
     said = _Said(None, order("C", 15), others, "dog chews", None, False)
     assert said.words("position") == "the second most recent of my orders with that item"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        # The tool's explanation of a faulty item past its window opens with the rule that
+        # faulty items "can always be returned, even final-sale, perishable, personalised or
+        # opened hygiene items" (27 of 61 window refusals at d 0-12 on 5k products): relayed,
+        # it named all five reasons.
+        (
+            "Items that arrive defective can always be returned, even final-sale, perishable, "
+            "personalised or opened hygiene items, but clothing can be returned within 90 days "
+            "of delivery and it was delivered 104 days ago, outside the window, so it is not "
+            "eligible.",
+            "window",
+        ),
+        (
+            "Damaged items are normally accepted even if they're final sale or perishable "
+            "items, but yours was delivered 20 days ago, past the 15-day return window, so it "
+            "can't be returned.",
+            "window",
+        ),
+        ("Unfortunately the return deadline has passed, so it is not eligible.", "window"),
+        (
+            "Electronics can only be returned within 15 days of delivery, and it was delivered "
+            "20 days ago, so it is not eligible.",
+            "window",
+        ),
+        ("It was delivered more than 90 days ago, so it can't be returned.", "window"),
+        (
+            "Returns must be made within 30 days of delivery and it has been 45 days, so I "
+            "cannot start a return.",
+            "window",
+        ),
+        ("I'm afraid a return isn't possible: the 30-day window has passed.", "window"),
+        ("Sorry, this item doesn't qualify for a return because it is perishable.", "perishable"),
+        ("The window has closed, so returning it is not possible.", "window"),
+        ("This item was sold as final, so it is not eligible for a return.", "final_sale"),
+        ("Sale items marked as final can't be returned.", "final_sale"),
+        ("Items with custom engraving are not returnable.", "personalised"),
+        (
+            "Since this item was made just for you, it is not eligible for return.",
+            "personalised",
+        ),
+        ("Since it has been opened, it can't be returned for health reasons.", "hygiene"),
+        ("Opened cosmetics can't be returned.", "hygiene"),
+        ("Opened items like this one are not returnable, for hygienic reasons.", "hygiene"),
+    ],
+)
+def test_more_honest_refusals_are_read(text, reason):
+    assert not_eligible_stated(text)
+    assert refusal_reasons_stated(text) == {reason}
+
+
+@pytest.mark.parametrize(
+    ("text", "reasons"),
+    [
+        # A wrong or extra reason stays in: the context stripped is the faulty-item rule only.
+        ("This is a final-sale item and can't be returned.", {"final_sale"}),
+        (
+            "Even though you changed your mind, perishable items cannot be returned.",
+            {"perishable"},
+        ),
+        (
+            "Even though it hasn't been opened, it is past the 60-day window.",
+            {"window"},
+        ),
+        ("It was never opened, but the return period has ended.", {"window"}),
+        (
+            "The return window has passed, and it is a final-sale item too.",
+            {"window", "final_sale"},
+        ),
+        (
+            "Returns are accepted within 60 days of delivery; opened hygiene items are not.",
+            {"hygiene"},
+        ),
+    ],
+)
+def test_readings_keep_wrong_and_extra_reasons(text, reasons):
+    assert refusal_reasons_stated(text) == reasons
