@@ -153,7 +153,8 @@ Version history:
           of 40 journeys listed one "in_transit" with an expected date before the day).
           A middle rank among same-item orders says it counts those orders (status 2.4).
           A returns step's refusal is read as returns 2.5 reads it (the faulty-item rule's
-          exceptions are context; more honest wordings of each reason).
+          exceptions are context; more honest wordings of each reason). Returns and policy
+          steps' customers name their return method asked in everyday words (returns 2.5).
 """
 
 from __future__ import annotations

@@ -67,7 +67,9 @@ Version history:
     "state", "ship to" and "destination" were heard, and those questions got "I'm not sure,
     it doesn't matter to me" in all 16 of 60 tasks that need the state (honest-agent audit;
     a mail return from Alaska, $12.99, read as the usual $6.99). ``env.user`` knows the
-    words; the tasks are unchanged.
+    words; the tasks are unchanged. The customer also names their return method when asked
+    in everyday words ("Would you like to mail it, drop it off, or have it picked up?", "How
+    will you return it?"), as returns 2.5's does.
 """
 
 from __future__ import annotations

@@ -101,6 +101,11 @@ Version history:
     ago", "deadline"), "sold as final", an engraving or "made just for you", an item "been
     opened" (not "hasn't been opened"), "opened cosmetics", health reasons; and as refusals
     "I cannot start a return", "a return isn't possible", "doesn't qualify for a return".
+    The customer names the return method asked in everyday words ("Would you like to mail
+    it, drop it off, or have it picked up?", "How will you return it?", "How would you like
+    to return it?"): each got "I'm not sure, it doesn't matter to me" in 42 of 42 eligible
+    tasks at d = 0–12 on 5k products, and the method is a graded part. "Do you want your
+    money back?" is answered with the action. The tasks are unchanged.
 """
 
 from __future__ import annotations

@@ -431,3 +431,40 @@ def test_a_journey_cart_step_variant_is_asked_by_its_noun():
     s = UserScript(style="polite", slots=slots, never_say=[])
     assert names("Which format for the picture book?", s) == ["steps.1.items.0.variant.book_format"]
     assert names("Paperback or Hardcover?", s) == ["steps.1.items.0.variant.book_format"]
+
+
+_RETURN = [
+    ScriptSlot(name="item", value="battery pack", kind="text", label="item"),
+    ScriptSlot(name="action", value="return", kind="choice", label="return or exchange"),
+    ScriptSlot(
+        name="method",
+        value="at a drop-off point",
+        kind="choice",
+        label="return method",
+        keywords=["send it back", "ship it back"],
+    ),
+    ScriptSlot(name="reason", value="it is defective", kind="text", label="reason"),
+]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Would you like to mail it, drop it off, or have it picked up?",
+        "How will you return it?",
+        "How would you like to return it?",
+        "How do you want to send it?",
+        "Should we arrange a pick up?",
+    ],
+)
+def test_the_return_method_asked_in_everyday_words(question):
+    """The return method is graded, and these questions got "I'm not sure, it doesn't matter
+    to me" in 42 of 42 eligible returns tasks at d 0-12 on 5k products (honest-agent audit):
+    only "return method", "send it back", "by mail", "drop-off" and "pickup" were heard."""
+    assert "method" in names(question, UserScript(style="polite", slots=_RETURN))
+
+
+def test_money_back_asks_for_the_action():
+    s = UserScript(style="polite", slots=_RETURN)
+    assert names("Do you want your money back?", s) == ["action"]
+    assert "method" not in names("Why are you returning it?", s)
