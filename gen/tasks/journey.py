@@ -155,6 +155,7 @@ Version history:
           A returns step's refusal is read as returns 2.5 reads it (the faulty-item rule's
           exceptions are context; more honest wordings of each reason). Returns and policy
           steps' customers name their return method asked in everyday words (returns 2.5).
+          A returns step's item shows in every listed title that holds it (returns 2.5).
 """
 
 from __future__ import annotations

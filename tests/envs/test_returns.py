@@ -645,3 +645,29 @@ def test_more_honest_refusals_are_read(text, reason):
 )
 def test_readings_keep_wrong_and_extra_reasons(text, reasons):
     assert refusal_reasons_stated(text) == reasons
+
+
+def test_the_named_item_shows_in_every_holders_listed_title(shop_env, factory):
+    """orders_list and order_get_details cut titles at 60 characters. The item's noun past
+    the cut ("… Birthstone Crystal Hoo…" for earrings) hid the target (14 of 156 tasks at
+    d 0-12 on 5k products) or a same-item order the rank counts (11 of 51 ambiguous tasks):
+    "the more expensive one" then compared orders the agent could not see hold the item."""
+    from shopgen.env.tools.orders import listed_titles
+
+    store = shop_env.store
+    shown = dict(zip(store.line_list("product_id"), listed_titles(store), strict=True))
+    for d in (0, 4, 8, 10, 12):
+        for k in range(16):
+            row = factory.make("returns", d, k).row
+            goal = row.decoded("goal")
+            noun = next(
+                s["value"] for s in row.decoded("user_script")["slots"] if s["name"] == "item"
+            )
+            for order_id in goal["holder_ids"] or [goal["order_id"]]:
+                held = [
+                    p
+                    for p in store.lines_columns(order_id, "product_id")[0]
+                    if noun in store.product(p)["title"].lower()
+                ]
+                assert held, (row.task_id, order_id)
+                assert all(noun in shown[p].lower() for p in held), (row.task_id, order_id)
