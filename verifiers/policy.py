@@ -71,11 +71,13 @@ def needed_unsaid(task: TaskRow) -> list[str]:
 def _needed_unsaid(goal_json: str, script_json: str) -> tuple[str, ...]:
     # Keyed by the row's JSON texts: a scored row's script is decoded once, not per episode.
     slots = {s["name"]: s for s in json.loads(script_json)["slots"]}
-    return tuple(
-        name
-        for name in json.loads(goal_json)["needed"]
-        if name in slots and (slots[name]["omitted"] or name not in _SAID_IN_MESSAGE)
-    )
+
+    def unsaid(name: str) -> bool:
+        if name == "large_item" and "category" in slots:  # the message's category tells it
+            return unsaid("category")
+        return name in slots and (slots[name]["omitted"] or name not in _SAID_IN_MESSAGE)
+
+    return tuple(name for name in json.loads(goal_json)["needed"] if unsaid(name))
 
 
 #: Slots that can be in the first message (the policy vocabulary minus the topic).
@@ -83,7 +85,13 @@ _SAID_IN_MESSAGE = frozenset({"tier", "category", "days", "method", "order_total
 
 
 def _asked(state: EpisodeState) -> set[str]:
-    return {name for q in state.extra.get("questions", []) for name in q.get("answered", [])}
+    """Slots the customer answered; the product category also tells whether it is large.
+
+    A rule that tests only the ``large_item`` tag needs ``large_item`` (the task's
+    ``needed``): "Is it a large item?" asks it, and so does the prompt's "product category".
+    """
+    asked = {name for q in state.extra.get("questions", []) for name in q.get("answered", [])}
+    return asked | {"large_item"} if "category" in asked else asked
 
 
 def _task_terms(task: TaskRow) -> tuple[tuple[Any, ...], frozenset[str]]:

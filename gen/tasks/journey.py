@@ -156,6 +156,8 @@ Version history:
           exceptions are context; more honest wordings of each reason). Returns and policy
           steps' customers name their return method asked in everyday words (returns 2.5).
           A returns step's item shows in every listed title that holds it (returns 2.5).
+          A policy step whose rule tests only whether the item is large is asked by "Is it
+          a large item?" as well as by its category (policy 2.2).
 """
 
 from __future__ import annotations

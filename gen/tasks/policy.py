@@ -69,7 +69,12 @@ Version history:
     a mail return from Alaska, $12.99, read as the usual $6.99). ``env.user`` knows the
     words; the tasks are unchanged. The customer also names their return method when asked
     in everyday words ("Would you like to mail it, drop it off, or have it picked up?", "How
-    will you return it?"), as returns 2.5's does.
+    will you return it?"), as returns 2.5's does. A rule whose only test of the item is the
+    ``large_item`` tag ("… on orders of $15.00 or more without large items") needs
+    ``large_item``, not ``category``: "Is it a large item?", what the rule tests, left a
+    right answer at r_task 0 in 11 of 104 tasks at d = 0–12 on 5k products (honest-agent
+    audit). The verifier takes the product category asked (or said) for it too, so an agent
+    asking for the category, as the prompt lists it, scores as before.
 """
 
 from __future__ import annotations
@@ -233,6 +238,13 @@ def _needed(engine: PolicyEngine, rule: Any) -> set[str]:
     """
     facts = {c.fact for c in rule.when} if rule.when else topic_facts(engine, rule.topic)
     leaf = {"category"} if facts & _LEAF_FACTS else set()
+    clauses = rule.when or [c for r in engine.rules_of(rule.topic) for c in r.when]
+    if leaf and all(
+        c.fact == "tags" and c.value == "large_item" for c in clauses if c.fact in _LEAF_FACTS
+    ):
+        # Only whether the item is large matters: "Is it a large item?" asks exactly that
+        # (the verifier takes the product category for it too, as the prompt names it).
+        leaf = {"large_item"}
     return {FACT_SLOTS[f][0] for f in facts if f in FACT_SLOTS} | leaf
 
 

@@ -461,3 +461,40 @@ def test_asked_where_they_ship_in_the_policy_s_words_the_customer_names_the_stat
         shop_env.reset(row)
         obs, *_ = shop_env.step(assistant_message(1, [("ask_user", {"question": question})]))
         assert state in json.loads(obs["messages"][-1]["content"])["reply"], row.task_id
+
+
+def test_asking_whether_the_item_is_large_covers_a_rule_that_tests_only_that(shop_env):
+    """A rule whose only test of the item is the ``large_item`` tag ("… on orders of $15.00
+    or more without large items") needed the product category asked: "Is it a large item?",
+    what the rule tests, left "asked" false and the right answer scored r_task 0 (11 of 104
+    tasks at d = 0–12 on 5k products; honest-agent audit). Either question counts now."""
+    factory = TaskFactory(shop_env, seed=0, overrides={"p_missing": 1.0, "p_noise": 0.0})
+    tried = {"large": 0, "category": 0}
+    for d in (0, 3, 6, 9, 12):
+        for k in range(20):
+            row = factory.make("policy", d, k).row
+            goal = row.decoded("goal")
+            if "large_item" not in goal["needed"]:
+                continue
+            facts = [
+                s["label"]
+                for s in row.decoded("user_script")["slots"]
+                if s["name"] in goal["needed"] and s["name"] != "large_item"
+            ]
+            for key, item_question in (
+                ("large", "Is it a large item, like furniture?"),
+                ("category", "What kind of product is it?"),
+            ):
+                calls = [("policy_search", {"query": goal["topic"].replace("_", " ")})]
+                calls += [("ask_user", {"question": f"What is your {label}?"}) for label in facts]
+                calls.append(("ask_user", {"question": item_question}))
+                if goal["kind"] == "boolean":
+                    text = "Yes." if goal["value"] else "No."
+                else:
+                    text = f"It is {goal['text']}."
+                final = {"role": "assistant", "content": text}
+                turns = [assistant_message(i, [c]) for i, c in enumerate(calls)]  # B_tool ≥ 1
+                score, _ = play(shop_env, row, [*turns, final])
+                assert score.is_correct, (row.task_id, key, score.details)
+                tried[key] += 1
+    assert tried["large"] > 0
