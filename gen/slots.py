@@ -47,6 +47,9 @@ PROTECTED_KINDS: frozenset[str] = frozenset(
     }
 )
 
+#: A short capital code (:attr:`Slot.protected`).
+_CODE = re.compile(r"[A-Z]{2,3}")
+
 ENVS: tuple[str, ...] = (
     "discovery",
     "substitution",
@@ -193,8 +196,16 @@ class Slot:
 
     @property
     def protected(self) -> bool:
-        """Whether typo noise must leave the written value byte-for-byte."""
-        return self.kind in PROTECTED_KINDS
+        """Whether typo noise must leave the written value byte-for-byte.
+
+        A choice written as a short capital code (a state, "AK") is protected too: one typo
+        leaves it unreadable ("A.") or makes it another code (AK → AL, Alabama).
+        """
+        return self.kind in PROTECTED_KINDS or (
+            self.kind == "choice"
+            and isinstance(self.value, str)
+            and _CODE.fullmatch(self.value) is not None
+        )
 
     def display(self) -> str:
         """The value as the customer writes it; a protected span is exactly this string."""

@@ -74,7 +74,10 @@ Version history:
     ``large_item``, not ``category``: "Is it a large item?", what the rule tests, left a
     right answer at r_task 0 in 11 of 104 tasks at d = 0–12 on 5k products (honest-agent
     audit). The verifier takes the product category asked (or said) for it too, so an agent
-    asking for the category, as the prompt lists it, scores as before.
+    asking for the category, as the prompt lists it, scores as before. The customer's state
+    code reaches the agent as written: typos made "A." of CA and "sK" of AK in 11 of 57
+    replies at d = 0–12 on 5k products, and one substitution makes AK "AL" (Alabama, on the
+    other side of the rule); short capital codes are protected like numbers (``gen.slots``).
 """
 
 from __future__ import annotations

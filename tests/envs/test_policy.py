@@ -498,3 +498,25 @@ def test_asking_whether_the_item_is_large_covers_a_rule_that_tests_only_that(sho
                 assert score.is_correct, (row.task_id, key, score.details)
                 tried[key] += 1
     assert tried["large"] > 0
+
+
+def test_the_state_code_reaches_the_agent_unchanged(shop_env):
+    """A two-letter state code took typos: "A." for CA, "sK" for AK, "AAK" (11 of 57 replies
+    at d = 0–12 on 5k products), and one substitution turns AK into AL, Alabama, on the
+    other side of the rule. Short capital codes are protected as numbers are."""
+    factory = TaskFactory(shop_env, seed=0, overrides={"p_noise": 0.5})
+    seen = 0
+    for d in (0, 4, 8, 12):
+        for k in range(25):
+            row = factory.make("policy", d, k).row
+            state = row.decoded("goal")["facts"].get("state")
+            if not state:
+                continue
+            shop_env.reset(row)
+            obs, *_ = shop_env.step(
+                assistant_message(1, [("ask_user", {"question": "Which state are you in?"})])
+            )
+            reply = json.loads(obs["messages"][-1]["content"])["reply"]
+            assert state in reply, reply  # a typo may still eat the blank before it
+            seen += 1
+    assert seen
