@@ -158,7 +158,8 @@ Version history:
           A returns step's item shows in every listed title that holds it (returns 2.5).
           A policy step whose rule tests only whether the item is large is asked by "Is it
           a large item?" as well as by its category (policy 2.2), and its customer's state
-          code takes no typo (policy 2.2).
+          code takes no typo (policy 2.2). A returns step's customer knows whether their
+          hygiene item was opened (returns 2.5).
 """
 
 from __future__ import annotations

@@ -107,6 +107,9 @@ Version history:
     51 with same-item orders; such draws are redrawn, as status's are, and same-item clashes
     are drawn among nouns every holder's listed title shows (same-item tasks at d = 9–12:
     67 of 100, 69 before).
+    The customer knows whether their hygiene item was opened (fact ``condition``, asked by
+    "opened", "unused", "sealed", "used", …): the tools decide by it, and "Has the item been
+    opened?" got "Sure: the item is baby bottles", "Is it unused?" "I'm not sure".
     The customer names the return method asked in everyday words ("Would you like to mail
     it, drop it off, or have it picked up?", "How will you return it?", "How would you like
     to return it?"): each got "I'm not sure, it doesn't matter to me" in 42 of 42 eligible
@@ -172,6 +175,9 @@ REFUSAL_TEXT: dict[str, str] = {
     "personalised": "personalised items cannot be taken back",
     "hygiene": "it is a hygiene item that has been opened",
 }
+#: Words that ask whether a hygiene item was opened (besides ``env.user``'s "condition",
+#: "opened", "used"): a hygiene item opened cannot go back.
+CONDITION_WORDS = ("unused", "sealed", "packaging", "open it", "opened it", "been opened")
 P_EXCHANGE = 0.4
 P_FAULTY = 0.4
 #: Customers to try for one whose recent orders hold the same kind of item twice or more.
@@ -283,13 +289,15 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
             v["variant_id"]: v["attributes"] for v in ctx.store.variants_of(line["product_id"])
         }
     said_method = {"value": METHOD_WORDS[method], "kind": "choice", "label": "return method"}
-    return Draft(
-        slots=tuple(slots),
-        goal=goal,
-        episode=episode,
-        switch=switch,
-        facts={"method": {**said_method, "keywords": ["send it back", "ship it back"]}},
-    )
+    known = {"method": {**said_method, "keywords": ["send it back", "ship it back"]}}
+    if "hygiene" in facts["tags"]:  # whether it was opened decides; the customer holds it
+        known["condition"] = {
+            "value": facts["item_condition"],
+            "kind": "choice",
+            "label": "item condition",
+            "keywords": list(CONDITION_WORDS),
+        }
+    return Draft(slots=tuple(slots), goal=goal, episode=episode, switch=switch, facts=known)
 
 
 def _line_facts(

@@ -671,3 +671,29 @@ def test_the_named_item_shows_in_every_holders_listed_title(shop_env, factory):
                 ]
                 assert held, (row.task_id, order_id)
                 assert all(noun in shown[p].lower() for p in held), (row.task_id, order_id)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Has the item been opened?", "Is it unused?", "Is it still sealed?", "Have you used it?"],
+)
+def test_the_customer_knows_whether_their_hygiene_item_was_opened(shop_env, factory, question):
+    """Whether a hygiene item was opened decides its return, and the customer holds it:
+    "Has the item been opened?" got "Sure: the item is baby bottles" and "Is it unused?"
+    "I'm not sure, it doesn't matter to me" (honest-agent audit)."""
+    factory = TaskFactory(shop_env, seed=0, overrides={"p_noise": 0.0})
+    seen = set()
+    for d in (0, 3, 6, 9, 12):
+        for k in range(12):
+            row = factory.make("returns", d, k).row
+            condition = next(iter(row.decoded("episode")["item_condition"].values()))
+            slots = {s["name"]: s for s in row.decoded("user_script")["slots"]}
+            if "condition" not in slots:
+                continue
+            assert slots["condition"]["value"] == condition
+            shop_env.reset(row)
+            obs, *_ = shop_env.step(assistant_message(1, [("ask_user", {"question": question})]))
+            reply = json.loads(obs["messages"][-1]["content"])["reply"]
+            assert "condition" in reply, reply
+            seen.add(condition)
+    assert seen == {"opened", "unopened"}
