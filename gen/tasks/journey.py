@@ -159,7 +159,8 @@ Version history:
           A policy step whose rule tests only whether the item is large is asked by "Is it
           a large item?" as well as by its category (policy 2.2), and its customer's state
           code takes no typo (policy 2.2). A returns step's customer knows whether their
-          hygiene item was opened (returns 2.5).
+          hygiene item was opened (returns 2.5), and an order holds its item only when the
+          line is that kind of item ("coffee" is not a coffee maker; returns 2.5).
 """
 
 from __future__ import annotations

@@ -110,6 +110,9 @@ Version history:
     The customer knows whether their hygiene item was opened (fact ``condition``, asked by
     "opened", "unused", "sealed", "used", …): the tools decide by it, and "Has the item been
     opened?" got "Sure: the item is baby bottles", "Is it unused?" "I'm not sure".
+    A line holds the named item when its own noun ends with it: "coffee" counted a "… Coffee
+    Maker …" order among the coffee orders a rank hint counts (1 of 82 same-item tasks at
+    d = 4–12 on 5k products).
     The customer names the return method asked in everyday words ("Would you like to mail
     it, drop it off, or have it picked up?", "How will you return it?", "How would you like
     to return it?"): each got "I'm not sure, it doesn't matter to me" in 42 of 42 eligible
@@ -588,13 +591,20 @@ def _holders(book: _OrderBook, visible: list[int], row: int, noun: str) -> list[
     A second line with the noun in the same order can never be told apart by what the
     customer knows: such draws are redrawn, and so are those where a line holding the noun
     shows it only past the cut of the order tools' titles (the agent could not see which
-    orders hold the item).
+    orders hold the item). A line holds the item when its title names the noun and its own
+    noun, if any, ends with it.
     """
     holders = [row]
-    titles, spans = book.line_titles, book.line_spans
+    titles, nouns, spans = book.line_titles, book.line_nouns, book.line_spans
     for r in visible:
         lo, hi = spans[r]
-        held = [title for title in titles[lo:hi] if noun in title]
+        # A line whose own noun does not end with the named one is another kind of item
+        # ("coffee" in "… Coffee Maker …"); "digital air fryer" is an air fryer.
+        held = [
+            title
+            for title, own in zip(titles[lo:hi], nouns[lo:hi], strict=True)
+            if noun in title and (own is None or own.endswith(noun))
+        ]
         if r == row and len(held) > 1:
             raise Redraw("two lines of the order hold the item")
         if any(noun not in title[:LISTED_CHARS] for title in held):

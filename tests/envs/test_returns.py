@@ -697,3 +697,27 @@ def test_the_customer_knows_whether_their_hygiene_item_was_opened(shop_env, fact
             assert "condition" in reply, reply
             seen.add(condition)
     assert seen == {"opened", "unopened"}
+
+
+def test_an_item_named_only_as_a_modifier_is_another_kind():
+    """ "Coffee" fitted "… 13-Cup Coffee Maker …": a coffee maker's order counted among the
+    customer's coffee orders, so "the second most recent of my orders with that item" and
+    the like ranked an order no one would say holds coffee (1 of 82 same-item tasks at
+    d = 4–12 on 5k products). "Digital air fryer" is still an air fryer."""
+    from types import SimpleNamespace
+
+    from shopgen.gen.tasks.returns import _holders
+
+    titles = [
+        "wagner harvest brazilian medium roast whole bean coffee, 30 oz",
+        "jones & sons market colombian medium roast ground coffee, 3 lb",
+        "washingtify pro 13-cup coffee maker, glass carafe",
+        "webex elite 4-quart dual basket digital air fryer",
+        "long pro 8-quart single basket air fryer",
+    ]
+    nouns = ["coffee", "coffee", "coffee maker", "digital air fryer", "air fryer"]
+    book = SimpleNamespace(
+        line_titles=titles, line_nouns=nouns, line_spans=[(i, i + 1) for i in range(5)]
+    )
+    assert _holders(book, [0, 1, 2], 0, "coffee") == [0, 1]
+    assert _holders(book, [3, 4], 4, "air fryer") == [4, 3]
