@@ -721,3 +721,21 @@ def test_an_item_named_only_as_a_modifier_is_another_kind():
     )
     assert _holders(book, [0, 1, 2], 0, "coffee") == [0, 1]
     assert _holders(book, [3, 4], 4, "air fryer") == [4, 3]
+
+
+def test_a_first_message_without_the_reason_claims_no_fault(shop_env):
+    """ "… I ordered the stuffed animal (my order) and it's not right" stood in for a left-out
+    reason, and 4 of the 6 such tasks in 195 at d = 0–12 on 5k products were "I changed my
+    mind": the message claimed a fault the customer then denies (the reason is graded)."""
+    factory = TaskFactory(shop_env, seed=0, overrides={"p_noise": 0.0, "p_missing": 1.0})
+    seen = 0
+    for d in range(0, 13, 2):
+        for k in range(20):
+            row = factory.make("returns", d, k).row
+            slots = {s["name"]: s for s in row.decoded("user_script")["slots"]}
+            if not slots["reason"]["omitted"]:
+                continue
+            seen += 1
+            text = row.messages[1].content.lower()
+            assert not any(w in text for w in ("not right", "broken", "faulty")), text
+    assert seen
