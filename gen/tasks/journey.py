@@ -149,18 +149,18 @@ Version history:
           A policy step's customer names their state when asked about Alaska, Hawaii, the
           contiguous US or their address (policy 2.2). A status step's bare list of the
           order's dates does not state its date (status 2.4). A journey whose returns step
-          moves its day past the catalog's lists no order still on its way (returns 2.5: 4
+          moves its day past the catalog's lists no order still on its way (returns 2.6: 4
           of 40 journeys listed one "in_transit" with an expected date before the day).
           A middle rank among same-item orders says it counts those orders (status 2.4).
-          A returns step's refusal is read as returns 2.5 reads it (the faulty-item rule's
+          A returns step's refusal is read as returns 2.6 reads it (the faulty-item rule's
           exceptions are context; more honest wordings of each reason). Returns and policy
-          steps' customers name their return method asked in everyday words (returns 2.5).
-          A returns step's item shows in every listed title that holds it (returns 2.5).
+          steps' customers name their return method asked in everyday words (returns 2.6).
+          A returns step's item shows in every listed title that holds it (returns 2.6).
           A policy step whose rule tests only whether the item is large is asked by "Is it
           a large item?" as well as by its category (policy 2.2), and its customer's state
           code takes no typo (policy 2.2). A returns step's customer knows whether their
-          hygiene item was opened (returns 2.5), and an order holds its item only when the
-          line is that kind of item ("coffee" is not a coffee maker; returns 2.5).
+          hygiene item was opened (returns 2.6), and an order holds its item only when the
+          line is that kind of item ("coffee" is not a coffee maker; returns 2.6).
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ Version history:
     a mail return from Alaska, $12.99, read as the usual $6.99). ``env.user`` knows the
     words; the tasks are unchanged. The customer also names their return method when asked
     in everyday words ("Would you like to mail it, drop it off, or have it picked up?", "How
-    will you return it?"), as returns 2.5's does. A rule whose only test of the item is the
+    will you return it?"), as returns 2.6's does. A rule whose only test of the item is the
     ``large_item`` tag ("… on orders of $15.00 or more without large items") needs
     ``large_item``, not ``category``: "Is it a large item?", what the rule tests, left a
     right answer at r_task 0 in 11 of 104 tasks at d = 0–12 on 5k products (honest-agent

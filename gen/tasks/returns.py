@@ -82,44 +82,44 @@ Version history:
     "The most recent one" and "the second most recent one" rank orders by the day placed,
     the only time the tools show (status 2.3): at d = 12, 1 of 40 tasks called the target
     "the second most recent one" of two orders listed as placed the same day.
-    2.6 — the replacement's variant is asked for by its label's head word as in cart 1.2:
-          "Which format?" got "it doesn't matter to me" for an exchange's book format (3 of 3
-          such slots in 40 tasks, d = 1–12, 5k products).
-    When the episode's day (fixed by the line's delivery and its age) is after the catalog's,
-    whose end the store's statuses describe, only delivered and cancelled orders are listed:
-    an order on its way then was listed "in_transit" with an expected date weeks or months
-    before the episode's day (10 of 40 tasks at d 1–12 on 5k products, 21 orders; a
-    delivered one beside it "delivered 90 days ago").
-    A middle rank among same-item orders says it counts those orders ("the second most recent
-    of my orders with that item", status 2.4): 1 of 6 tasks with that detail at d = 6–12
-    could be read as the second most recent order of all, which held the item too.
-    A refusal relaying the tool's explanation of a faulty item past its window ("… can always
-    be returned, even final-sale, perishable, personalised or opened hygiene items. … outside
-    the window") names the window only: it named all five reasons, wrong in 27 of 61 window
-    refusals at d = 0–12 on 5k products (84 of 84 refusals relayed so are right now). Also
-    read: a limit as the reason ("can only be returned within 15 days", "more than 90 days
-    ago", "deadline"), "sold as final", an engraving or "made just for you", an item "been
-    opened" (not "hasn't been opened"), "opened cosmetics", health reasons; and as refusals
-    "I cannot start a return", "a return isn't possible", "doesn't qualify for a return".
-    The item's noun shows in every listed title that holds it (order tools cut titles at 60
-    characters): it was cut from the target's ("… Birthstone Crystal Hoo…" for earrings) in
-    14 of 156 tasks at d = 0–12 on 5k products, and from an order a rank hint counts in 11 of
-    51 with same-item orders; such draws are redrawn, as status's are, and same-item clashes
-    are drawn among nouns every holder's listed title shows (same-item tasks at d = 9–12:
-    67 of 100, 69 before).
-    The customer knows whether their hygiene item was opened (fact ``condition``, asked by
-    "opened", "unused", "sealed", "used", …): the tools decide by it, and "Has the item been
-    opened?" got "Sure: the item is baby bottles", "Is it unused?" "I'm not sure".
-    A line holds the named item when its own noun ends with it: "coffee" counted a "… Coffee
-    Maker …" order among the coffee orders a rank hint counts (1 of 82 same-item tasks at
-    d = 4–12 on 5k products). A first message that leaves the reason out says the item "has
-    to go back", not "it's not right": 4 of the 6 such messages in 195 tasks were about an
-    item the customer had only changed their mind on, and the reason is graded.
-    The customer names the return method asked in everyday words ("Would you like to mail
-    it, drop it off, or have it picked up?", "How will you return it?", "How would you like
-    to return it?"): each got "I'm not sure, it doesn't matter to me" in 42 of 42 eligible
-    tasks at d = 0–12 on 5k products, and the method is a graded part. "Do you want your
-    money back?" is answered with the action. The tasks are unchanged.
+    2.6 — the replacement's variant is asked for by its label's head word as in cart 1.2: "Which
+          format?" got "it doesn't matter to me" for an exchange's book format (3 of 3 such slots in
+          40 tasks, d = 1–12, 5k products).
+          When the episode's day (fixed by the line's delivery and its age) is after the catalog's,
+          whose end the store's statuses describe, only delivered and cancelled orders are listed:
+          an order on its way then was listed "in_transit" with an expected date weeks or months
+          before the episode's day (10 of 40 tasks at d 1–12 on 5k products, 21 orders; a
+          delivered one beside it "delivered 90 days ago").
+          A middle rank among same-item orders says it counts those orders ("the second most recent
+          of my orders with that item", status 2.4): 1 of 6 tasks with that detail at d = 6–12
+          could be read as the second most recent order of all, which held the item too.
+          A refusal relaying the tool's explanation of a faulty item past its window ("… can always
+          be returned, even final-sale, perishable, personalised or opened hygiene items. … outside
+          the window") names the window only: it named all five reasons, wrong in 27 of 61 window
+          refusals at d = 0–12 on 5k products (84 of 84 refusals relayed so are right now). Also
+          read: a limit as the reason ("can only be returned within 15 days", "more than 90 days
+          ago", "deadline"), "sold as final", an engraving or "made just for you", an item "been
+          opened" (not "hasn't been opened"), "opened cosmetics", health reasons; and as refusals
+          "I cannot start a return", "a return isn't possible", "doesn't qualify for a return".
+          The item's noun shows in every listed title that holds it (order tools cut titles at 60
+          characters): it was cut from the target's ("… Birthstone Crystal Hoo…" for earrings) in
+          14 of 156 tasks at d = 0–12 on 5k products, and from an order a rank hint counts in 11 of
+          51 with same-item orders; such draws are redrawn, as status's are, and same-item clashes
+          are drawn among nouns every holder's listed title shows (same-item tasks at d = 9–12:
+          67 of 100, 69 before).
+          The customer knows whether their hygiene item was opened (fact ``condition``, asked by
+          "opened", "unused", "sealed", "used", …): the tools decide by it, and "Has the item been
+          opened?" got "Sure: the item is baby bottles", "Is it unused?" "I'm not sure".
+          A line holds the named item when its own noun ends with it: "coffee" counted a "… Coffee
+          Maker …" order among the coffee orders a rank hint counts (1 of 82 same-item tasks at
+          d = 4–12 on 5k products). A first message that leaves the reason out says the item "has
+          to go back", not "it's not right": 4 of the 6 such messages in 195 tasks were about an
+          item the customer had only changed their mind on, and the reason is graded.
+          The customer names the return method asked in everyday words ("Would you like to mail
+          it, drop it off, or have it picked up?", "How will you return it?", "How would you like
+          to return it?"): each got "I'm not sure, it doesn't matter to me" in 42 of 42 eligible
+          tasks at d = 0–12 on 5k products, and the method is a graded part. "Do you want your
+          money back?" is answered with the action. The tasks are unchanged.
 """
 
 from __future__ import annotations
