@@ -256,6 +256,16 @@ _STOP = frozenset(
 #: school?" got that step's topic as an answer too).
 _GENERIC_NOUNS = frozenset({"item", "product", "order", "thing", "one"})
 
+#: Words of a journey step's goal (``steps.<i>.goal``) that name no step either: the question words of policy topics
+#: ("how much shipping costs", "how long I have to return an item", "whether …") and the four
+#: factors the system prompt tells the agent to ask about. "How much does price matter to
+#: you?" was taken as naming a "how much shipping costs" step alone, and the customer
+#: answered a discovery step's preference question with the policy step's order total.
+_NOT_NAMING = frozenset(
+    {"much", "many", "long", "whether", "have", "if", "after", "ask", "use", "take", "back"}
+    | {"about", "get", "price", "rating", "delivery", "brand"}
+)
+
 
 def tokens(text: str) -> tuple[str, ...]:
     """Lower-case word tokens with a plural ``s`` stripped ("Colours?" → ("colour",))."""
@@ -457,7 +467,11 @@ def compile_script(text: str) -> CompiledScript:
         last, index = _segments(m.slot.name)
         if index is not None and last in ("desc", "goal", "item") and m.speakable:
             item_words.setdefault(index, set()).update(
-                w for w in tokens(str(m.slot.value)) if w not in _STOP and w not in _GENERIC_NOUNS
+                w
+                for w in tokens(str(m.slot.value))
+                if w not in _STOP
+                and w not in _GENERIC_NOUNS
+                and (last != "goal" or w not in _NOT_NAMING)
             )
     longest = max((m.longest for m in matchers), default=1)
     values = {s.name: s.value for s in script.slots}

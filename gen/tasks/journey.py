@@ -161,6 +161,11 @@ Version history:
           code takes no typo (policy 2.2). A returns step's customer knows whether their
           hygiene item was opened (returns 2.6), and an order holds its item only when the
           line is that kind of item ("coffee" is not a coffee maker; returns 2.6).
+          A policy topic's question words ("how much", "how long", "whether", "after") and
+          the four ranking factors (price, rating, delivery, brand) no longer name its step:
+          "How much do price, rating, delivery and brand matter to you?" was taken as naming
+          a "how much shipping costs" step alone and answered with its order total only (13
+          of 100 discovery/substitution steps at d = 5/8/11 on 5k products).
 """
 
 from __future__ import annotations

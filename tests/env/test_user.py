@@ -468,3 +468,46 @@ def test_money_back_asks_for_the_action():
     s = UserScript(style="polite", slots=_RETURN)
     assert names("Do you want your money back?", s) == ["action"]
     assert "method" not in names("Why are you returning it?", s)
+
+
+_PRIORITY = ScriptSlot(
+    name="priority",
+    value="a low price (very much: $4 is ideal, $39 the worst)",
+    kind="preference",
+    label="priority order",
+    keywords=["priority", "priorities", "matters most", "what matters", "most important"],
+    omitted=True,
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much do price, rating, delivery and brand matter to you?",
+        "How important is each of price, rating, delivery time and brand to you?",
+        "How would you weigh price, rating, delivery and brand?",
+    ],
+)
+def test_asked_how_much_each_factor_matters_the_customer_states_the_preference(question):
+    """The system prompt says to ask what matters; "how much does X matter" got no priority."""
+    s = UserScript(style="polite", slots=[*SLOTS, _PRIORITY])
+    assert "priority" in names(question, s)
+
+
+def test_a_policy_topic_s_question_words_name_no_journey_step():
+    """ "How much does price matter?" was taken as naming "how much shipping costs" alone."""
+    steps = [
+        ScriptSlot(name="steps.0.goal", value="dressers", kind="text", label="item"),
+        ScriptSlot(name="steps.0.price_max", value=461, kind="money", label="budget"),
+        ScriptSlot(name="steps.0.priority", **_PRIORITY.model_dump(exclude={"name"})),
+        ScriptSlot(name="steps.1.goal", value="how much shipping costs", kind="text", label="item"),
+        ScriptSlot(name="steps.1.order_total", value=41.5, kind="money", label="order total"),
+    ]
+    s = UserScript(style="polite", slots=steps)
+    asked = names("How much do price, rating, delivery and brand matter to you?", s)
+    assert "steps.0.priority" in asked
+    assert "steps.0.price_max" in asked
+    # The policy step is still named by its own words.
+    assert names("About the shipping costs: what is your order total?", s) == [
+        "steps.1.order_total"
+    ]
