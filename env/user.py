@@ -40,6 +40,8 @@ from shopgen.schemas.task import ScriptSlot, UserScript
 _WORD = re.compile(r"[a-z0-9]+")
 #: A slot of one item of a list (a cart's, or a journey cart step's): the item, the field.
 _ITEM_FIELD = re.compile(r"^(?P<item>(?:.+\.)?items\.\d+)\.(?P<field>desc|qty|variant\..+)$")
+#: A journey returns step's replacement value (``steps.<i>.exchange.<axis>``).
+_EXCHANGE_FIELD = re.compile(r"^steps\.(?P<step>\d+)\.exchange\.[^.]+$")
 #: Rendered replies one compiled script remembers before it starts over.
 _REPLIES_LIMIT = 1024
 
@@ -602,6 +604,31 @@ def naming_items_apart(slots: tuple[Slot, ...], values: dict[str, Any]) -> tuple
     return tuple(out)
 
 
+def naming_the_exchange(slots: tuple[Slot, ...], values: dict[str, Any]) -> tuple[Slot, ...]:
+    """An answer's slots, a journey exchange's replacement values naming the item exchanged.
+
+    A question naming no request ("Which one would you like instead?") was answered "the
+    scent is Vanilla" in a journey whose cart step also holds items sold in scents: nothing
+    said the value was the exchange's. So a value of a returns step's replacement names its
+    item by the step's goal (``values``): "Vanilla for the exchange of the air freshener".
+    The value stays first and is written out whole (a protected ``attr``), as
+    :func:`naming_items_apart` does. A label naming the exchange already (a switched step's
+    "color for the desk lamp exchange") is said as it is.
+    """
+    out = []
+    for s in slots:
+        m = _EXCHANGE_FIELD.match(s.name)
+        item = values.get(f"steps.{m['step']}.goal") if m else None
+        if item is None or "exchange" in s.label:
+            out.append(s)
+            continue
+        item = str(item)
+        if not item.lower().startswith(("the ", "my ")):
+            item = f"the {item}"
+        out.append(replace(s, value=f"{s.display()} for the exchange of {item}", kind="attr"))
+    return tuple(out)
+
+
 @dataclass(slots=True)
 class SimulatedUser:
     """One episode's customer: the script, the replies given so far, the switch's state.
@@ -670,7 +697,8 @@ class SimulatedUser:
 
     def _answer_slots(self, answered: tuple[ScriptSlot, ...]) -> tuple[Slot, ...]:
         current = self._current()
-        return naming_items_apart(tuple(self._slot(s, current[s.name]) for s in answered), current)
+        slots = tuple(self._slot(s, current[s.name]) for s in answered)
+        return naming_the_exchange(naming_items_apart(slots, current), current)
 
     def _switch_slots(self) -> tuple[Slot, ...]:
         sw = self.script.switch

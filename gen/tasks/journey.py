@@ -166,6 +166,10 @@ Version history:
           "How much do price, rating, delivery and brand matter to you?" was taken as naming
           a "how much shipping costs" step alone and answered with its order total only (13
           of 100 discovery/substitution steps at d = 5/8/11 on 5k products).
+          A returns step's replacement value names its exchange ("Pink for the exchange of
+          the gaming keyboard"): asked a question naming no step ("Which one would you like
+          instead?"), the customer said "the color is Pink", which fitted the cart step's
+          items as well (11 of 12 journeys with an exchange at d = 8-12 on 5k products).
 """
 
 from __future__ import annotations

@@ -42,3 +42,30 @@ def test_a_question_about_the_cart_step_names_each_item(journey_with_cart, shop_
     reply = json.loads(shop_env.transcript[-1]["content"])["reply"]
     for it in items:
         assert f"{it['quantity']} for the {it['desc']}" in reply, reply
+
+
+@pytest.fixture(scope="module")
+def journey_with_exchange(factory):
+    """A journey whose returns step exchanges its item, the value's label naming no step."""
+    for d in (10, 12, 8):
+        for k in range(40):
+            row = factory.make("journey", d, k).row
+            slots = json.loads(row.user_script)["slots"]
+            by_name = {s["name"]: s for s in slots}
+            for s in slots:
+                parts = s["name"].split(".")
+                if len(parts) == 4 and parts[2] == "exchange" and "exchange" not in s["label"]:
+                    return row, s["value"], by_name[f"steps.{parts[1]}.goal"]["value"]
+    pytest.skip("no journey with an exchange")
+
+
+def test_a_question_naming_no_step_gets_the_exchange_said_as_the_exchange(
+    journey_with_exchange, shop_env
+):
+    """ "Which one would you like instead?" was answered "the scent is Vanilla", whose step?"""
+    row, value, item = journey_with_exchange
+    shop_env.reset(row)
+    question = "Which one would you like instead?"
+    shop_env.step(assistant_message(1, [("ask_user", {"question": question})]))
+    reply = json.loads(shop_env.transcript[-1]["content"])["reply"]
+    assert f"{value} for the exchange of {item}" in reply, reply
