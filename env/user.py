@@ -629,6 +629,23 @@ def naming_the_exchange(slots: tuple[Slot, ...], values: dict[str, Any]) -> tupl
     return tuple(out)
 
 
+def naming_the_step(slot: Slot) -> Slot:
+    """A journey's change of mind, its value naming the request it is about.
+
+    A journey labels a changed slot by its request ("budget for the bike helmets"), but a
+    reply stating values only said "actually make it $190": in a journey with several
+    budgets no agent could tell whose. So the request moves from the label to the value,
+    as :func:`naming_the_item` says an item's ("$190 for the bike helmets"); the value is
+    written out whole (a protected ``attr``). Other slots are said as they are.
+    """
+    if not slot.name.startswith("steps.") or _ITEM_FIELD.match(slot.name):
+        return slot
+    label, sep, subject = slot.label.partition(" for ")
+    if not sep:
+        return slot
+    return replace(slot, label=label, value=f"{slot.display()} for {subject}", kind="attr")
+
+
 @dataclass(slots=True)
 class SimulatedUser:
     """One episode's customer: the script, the replies given so far, the switch's state.
@@ -708,7 +725,7 @@ class SimulatedUser:
         for name, value in sw.changes:
             base = by_name.get(name)
             slot = self._slot(base, value) if base else self._added(name, value)
-            slots.append(naming_the_item(slot, by_name))
+            slots.append(naming_the_step(naming_the_item(slot, by_name)))
         return tuple(slots)
 
     def _slot(self, s: ScriptSlot, value: Any) -> Slot:

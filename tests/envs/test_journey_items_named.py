@@ -69,3 +69,31 @@ def test_a_question_naming_no_step_gets_the_exchange_said_as_the_exchange(
     shop_env.step(assistant_message(1, [("ask_user", {"question": question})]))
     reply = json.loads(shop_env.transcript[-1]["content"])["reply"]
     assert f"{value} for the exchange of {item}" in reply, reply
+
+
+@pytest.fixture(scope="module")
+def journey_with_budget_switch(factory):
+    """A journey whose change of mind raises one request's budget."""
+    for d in (12, 8, 4):
+        for k in range(40):
+            row = factory.make("journey", d, k).row
+            script = json.loads(row.user_script)
+            switch = script.get("switch")
+            if switch and switch["changes"][0][0].endswith(".price_max"):
+                return row, switch["changes"][0][1]
+    pytest.skip("no journey with a budget switch")
+
+
+def test_a_change_of_mind_s_value_names_its_request(journey_with_budget_switch, shop_env):
+    """ "actually make it $190" (values only) named no request; the value now names it."""
+    row, budget = journey_with_budget_switch
+    script = json.loads(row.user_script)
+    name = script["switch"]["changes"][0][0]
+    label = next(s["label"] for s in script["slots"] if s["name"] == name)
+    subject = label.partition(" for ")[2]
+    assert subject, label
+    shop_env.reset(row)
+    for turn in range(1, script["switch"]["turn"] + 2):
+        shop_env.step(assistant_message(turn, [("cart_view", {})]))
+    said = " ".join(m["content"] for m in shop_env.transcript[1:] if m["role"] == "user")
+    assert f"${budget:g} for {subject}" in said, said
