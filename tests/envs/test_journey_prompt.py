@@ -29,6 +29,7 @@ def test_the_prompt_says_what_a_project_and_a_suggestion_list_are():
     assert "exactly one in-stock product of each kind" in PROMPT
     assert "no more than the budget" in PROMPT
     assert "as many as the customer asked for, each in stock" in PROMPT
+    assert "requirements the customer has not said yet" in PROMPT
 
 
 @pytest.fixture(scope="module")
