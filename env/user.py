@@ -51,6 +51,8 @@ _RATING = ("rating", "star", "review", "rated")
 _QTY = ("quantity", "how many", "qty", "number of", "units", "pieces", "amount", "count")
 _COLOR = ("color", "colour", "shade", "hue", "tint")
 _ITEM = ("which item", "what item", "which product", "what product", "looking for")
+#: A label's head word → its other spelling ("Which flavour?" for a "coffee flavor").
+_SPELLED = {"flavor": ("flavour",), "flavour": ("flavor",), "color": ("colour",)}
 
 #: Slot name's last segment → words that ask about it (specific words).
 NAME_WORDS: dict[str, tuple[str, ...]] = {
@@ -358,7 +360,8 @@ def _words(
         # "book format" is asked for as "Which format?": only the whole label matched, and
         # the customer said "it doesn't matter to me" of a format they required. The label's
         # head word, not the name's ("shoe_size_us" is labelled "size").
-        strong.append(label.rsplit(" ", 1)[-1])
+        head = label.rsplit(" ", 1)[-1]
+        strong += [head, *_SPELLED.get(head, ())]
     weak = list(WEAK_WORDS.get(last or "", ())) + list(WEAK_WORDS.get(kind, ()))
     strong_set = frozenset(t for t in map(_phrase, strong) if t)
     weak_set = frozenset(t for t in map(_phrase, weak) if t)
@@ -527,17 +530,28 @@ def _question(
 
 
 def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
-    """The slots ``question`` asks about (speakable or not), in script order."""
+    """The slots ``question`` asks about (speakable or not), in script order.
+
+    A question naming an item or a journey step asks about that one's slots only, and the
+    weak words stand in when none of its slots matched a specific one: "For the laptop bags:
+    what features do you need?" matched a bundle step's must-haves by "need", which the
+    named step then dropped, and the weak "feature" was never tried ("I don't know").
+    """
     words, grams, said = _question(question, compiled.longest)
-    hits = [m for m in compiled.matchers if not grams.isdisjoint(m.strong)]
-    hits = [m for m in hits if not _generic_only_elsewhere(m, words, grams, hits)]
     named = {i for i, ws in compiled.item_words.items() if not ws.isdisjoint(said)}
     narrow = bool(named) and len(compiled.item_words) > 1
+
+    def of_named(ms: list[_Matcher]) -> list[_Matcher]:
+        return [m for m in ms if m.item is None or m.item in named] if narrow else ms
+
+    hits = [m for m in compiled.matchers if not grams.isdisjoint(m.strong)]
+    hits = of_named([m for m in hits if not _generic_only_elsewhere(m, words, grams, hits)])
     if not hits:
         # Options listed without the axis's name ("Gray, Olive or White?"), when they are of
         # the item the question names: "White" of a "White Studio speaker" asks no colour.
-        hits = [m for m in compiled.matchers if m.values and not grams.isdisjoint(m.values)]
-        hits = [m for m in hits if not narrow or m.item is None or m.item in named]
+        hits = of_named(
+            [m for m in compiled.matchers if m.values and not grams.isdisjoint(m.values)]
+        )
     # Weak words count when no specific word matched ("anything else that matters to you?"
     # asks for the preference and openly: the preference is no specific requirement). Words
     # asking for requirements always count: "What's your budget, and any other
@@ -545,9 +559,9 @@ def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
     weak = grams if all(m.slot.kind == "preference" for m in hits) else grams & OPEN_PHRASES
     if weak:
         strong = {id(m) for m in hits}
-        hits = [m for m in compiled.matchers if id(m) in strong or not weak.isdisjoint(m.weak)]
-    if narrow:
-        hits = [m for m in hits if m.item is None or m.item in named]
+        hits = of_named(
+            [m for m in compiled.matchers if id(m) in strong or not weak.isdisjoint(m.weak)]
+        )
     return [m.slot for m in hits]
 
 

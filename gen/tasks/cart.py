@@ -51,6 +51,8 @@ Version history:
           now 9 and 15 (a value changed by a change of mind, and one-letter sizes "S, M or
           L?", which name no axis). A variant is also asked for by its label's head word
           ("flavor" of "coffee flavor"). Rows are unchanged; replies change.
+          A question naming an item falls back to that item's weak words ("which option?")
+          when its specific words matched only other items' slots (journey 2.6).
 """
 
 from __future__ import annotations

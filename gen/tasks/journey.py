@@ -184,6 +184,11 @@ Version history:
           label loses it): a reply stating values only said "actually make it $43", which
           fitted any request with a budget (1 of 24 journey switches at d = 4/8/12 on 5k
           products was said so; every mobile-style customer may).
+          A question naming a step falls back to that step's weak words when its strong words
+          matched only other steps' slots: "For the laptop bags: any features you need?"
+          matched a project step's must-haves by "need", which the named step dropped, and
+          got "I don't know" (11 of 21 omitted feature constraints in 90 journeys at
+          d = 5/8/12 on 5k products; 0 of 21 now).
 """
 
 from __future__ import annotations

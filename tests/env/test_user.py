@@ -511,3 +511,63 @@ def test_a_policy_topic_s_question_words_name_no_journey_step():
     assert names("About the shipping costs: what is your order total?", s) == [
         "steps.1.order_total"
     ]
+
+
+AXES = [
+    ScriptSlot(name="items.0.desc", value="air fryer cookbook", kind="text", label="item"),
+    ScriptSlot(
+        name="items.0.variant.book_format",
+        value="Paperback",
+        kind="variant",
+        label="book format",
+        omitted=True,
+    ),
+    ScriptSlot(name="items.1.desc", value="dumbbells", kind="text", label="item"),
+    ScriptSlot(
+        name="items.1.variant.dumbbell_weight",
+        value="40 lb",
+        kind="variant",
+        label="dumbbell weight",
+        omitted=True,
+    ),
+    ScriptSlot(name="items.1.qty", value=2, kind="quantity", label="quantity", omitted=True),
+    ScriptSlot(
+        name="exchange.coffee_flavor", value="Hazelnut", kind="variant", label="coffee flavor"
+    ),
+    ScriptSlot(name="items.2.variant.pack_count", value="12", kind="variant", label="pack count"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which format would you like for the cookbook?", {"items.0.variant.book_format"}),
+        ("What weight should the dumbbells be?", {"items.1.variant.dumbbell_weight"}),
+        ("Which flavour would you like?", {"exchange.coffee_flavor"}),
+        ("How many dumbbells do you need?", {"items.1.qty"}),
+    ],
+)
+def test_a_variant_axis_is_asked_about_by_its_last_word(question, expected):
+    """catalog_get_variants shows values only: "Which format?" got "I don't know"."""
+    s = UserScript(style="polite", slots=AXES, never_say=[])
+    assert set(names(question, s)) == expected
+
+
+def test_a_named_step_s_weak_words_stand_in_when_its_strong_ones_match_elsewhere():
+    """ "For the laptop bags: any features you need?" matched the other step's must-haves by
+    "need", the named step dropped them, and "feature" was never tried: "I don't know"."""
+    slots = [
+        ScriptSlot(name="steps.0.goal", value="laptop bags", kind="text", label="item"),
+        ScriptSlot(
+            name="steps.0.attrs.material",
+            value="Ballistic Nylon",
+            kind="attr",
+            label="material",
+            omitted=True,
+        ),
+        ScriptSlot(name="steps.1.goal", value="dorm room", kind="text", label="item"),
+        ScriptSlot(name="steps.1.must.0", value="desk lamp", kind="text", label="must-have"),
+    ]
+    s = UserScript(style="polite", slots=slots, never_say=[])
+    assert names("For the laptop bags: any features you need?", s) == ["steps.0.attrs.material"]
+    assert names("For the dorm room: what do you need?", s) == ["steps.1.must.0"]
