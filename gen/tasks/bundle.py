@@ -43,6 +43,11 @@ Version history:
           "only these?" got "it doesn't matter to me". The listed kinds are fewer than the
           project's in 40/40, 30/40, 13/40, 2/40 and 0/40 tasks at d = 0/2/4/8/12 (5k
           products), so an agent completing the project failed there. Goals are unchanged.
+          A customer who does not know the answer no longer says it does not matter ("I'm not sure,
+          it doesn't matter to me", "No idea. Doesn't matter."): said to any question the script
+          does not answer, it told an agent asking which order or which format that any would do (13
+          of 90 unanswerable questions in journey, cart and status tasks at d = 4/8/12 on 5k
+          products). Replies only; tasks are drawn as before.
 """
 
 from __future__ import annotations

@@ -78,6 +78,11 @@ Version history:
     code reaches the agent as written: typos made "A." of CA and "sK" of AK in 11 of 57
     replies at d = 0–12 on 5k products, and one substitution makes AK "AL" (Alabama, on the
     other side of the rule); short capital codes are protected like numbers (``gen.slots``).
+    A customer who does not know the answer no longer says it does not matter ("I'm not sure, it
+    doesn't matter to me", "No idea. Doesn't matter."): said to any question the script does not
+    answer, it told an agent asking which order or which format that any would do (13 of 90
+    unanswerable questions in journey, cart and status tasks at d = 4/8/12 on 5k products). Replies
+    only; tasks are drawn as before.
 """
 
 from __future__ import annotations

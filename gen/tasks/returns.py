@@ -120,6 +120,11 @@ Version history:
           to return it?"): each got "I'm not sure, it doesn't matter to me" in 42 of 42 eligible
           tasks at d = 0–12 on 5k products, and the method is a graded part. "Do you want your
           money back?" is answered with the action. The tasks are unchanged.
+          A customer who does not know the answer no longer says it does not matter ("I'm not sure,
+          it doesn't matter to me", "No idea. Doesn't matter."): said to any question the script
+          does not answer, it told an agent asking which order or which format that any would do (13
+          of 90 unanswerable questions in journey, cart and status tasks at d = 4/8/12 on 5k
+          products). Replies only; tasks are drawn as before.
 """
 
 from __future__ import annotations

@@ -102,6 +102,11 @@ Version history:
     orders with that item". "The second most recent one" also read as the second most recent
     order of all, which held the item too in 7 of 20 tasks with that detail at d = 6–12 on
     5k products (the extremes have no such reading).
+    A customer who does not know the answer no longer says it does not matter ("I'm not sure, it
+    doesn't matter to me", "No idea. Doesn't matter."): said to any question the script does not
+    answer, it told an agent asking which order or which format that any would do (13 of 90
+    unanswerable questions in journey, cart and status tasks at d = 4/8/12 on 5k products). Replies
+    only; tasks are drawn as before.
 """
 
 from __future__ import annotations

@@ -571,3 +571,15 @@ def test_a_named_step_s_weak_words_stand_in_when_its_strong_ones_match_elsewhere
     s = UserScript(style="polite", slots=slots, never_say=[])
     assert names("For the laptop bags: any features you need?", s) == ["steps.0.attrs.material"]
     assert names("For the dorm room: what do you need?", s) == ["steps.1.must.0"]
+
+
+@pytest.mark.parametrize("style", ["terse", "chatty", "polite", "impatient", "nonnative", "mobile"])
+def test_not_knowing_never_says_the_answer_does_not_matter(style):
+    """ "Which order do you mean?" got "I'm not sure, it doesn't matter to me" when the task
+    hinged on one order: an agent took the customer at their word and picked any."""
+    from shopgen.gen.render import render_user_reply
+    from shopgen.gen.seeding import stream
+
+    for i in range(40):
+        text = render_user_reply("dont_know", style=style, rng=stream(0, "t", style, i)).text
+        assert "matter" not in text.lower(), text
