@@ -194,6 +194,10 @@ Version history:
           does not answer, it told an agent asking which order or which format that any would do (13
           of 90 unanswerable questions in journey, cart and status tasks at d = 4/8/12 on 5k
           products). Replies only; tasks are drawn as before.
+          An answer stating several steps' details names the step of each ("$23 for the
+          stem toys"): "How much do price, rating, delivery and brand matter to you?" was
+          answered with every step's budgets, ratings and rankings and no step named (21 of
+          60 journeys at d = 8/11/12 on 5k products hold two rankings).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ and a reply stating several items' values names the item of each.
 """
 
 import json
+import re
 
 import pytest
 
@@ -97,3 +98,31 @@ def test_a_change_of_mind_s_value_names_its_request(journey_with_budget_switch, 
         shop_env.step(assistant_message(turn, [("cart_view", {})]))
     said = " ".join(m["content"] for m in shop_env.transcript[1:] if m["role"] == "user")
     assert f"${budget:g} for {subject}" in said, said
+
+
+@pytest.fixture(scope="module")
+def journey_with_two_rankings(factory):
+    """A journey with two recommendation steps whose customer ranks by preference."""
+    for d in (8, 12, 11):
+        for k in range(40):
+            row = factory.make("journey", d, k).row
+            slots = json.loads(row.user_script)["slots"]
+            if sum(s["name"].endswith(".priority") for s in slots) >= 2:
+                return row
+    pytest.skip("no journey with two rankings")
+
+
+def test_an_answer_about_several_steps_names_the_step_of_each(journey_with_two_rankings, shop_env):
+    """ "How much do price, rating, delivery and brand matter?" got two rankings, whose?"""
+    row = journey_with_two_rankings
+    slots = json.loads(row.user_script)["slots"]
+    values = {s["name"]: s["value"] for s in slots}
+    shop_env.reset(row)
+    question = "How much do price, rating, delivery and brand matter to you?"
+    shop_env.step(assistant_message(1, [("ask_user", {"question": question})]))
+    reply = json.loads(shop_env.transcript[-1]["content"])["reply"]
+    for s in slots:
+        if s["name"].endswith(".priority"):
+            goal = values[f"steps.{s['name'].split('.')[1]}.goal"]
+            said = re.escape(s["value"]) + r" for (the )?" + re.escape(goal)
+            assert re.search(said, reply), reply
