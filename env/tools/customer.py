@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from shopgen.env.tools.context import ToolContext
 from shopgen.env.tools.registry import Encoded, encoded, tool
+from shopgen.gen.tasks.base import episode_now
 
 
 @tool("read")
@@ -18,14 +20,26 @@ def user_get_visit_history(ctx: ToolContext) -> Encoded:
     key = ("user_get_visit_history", id(episode))
     hit = ctx.memo.get(key)
     if hit is None or hit[0] is not episode:
-        hit = ctx.memo.put(key, (episode, encoded(_visit_history(episode))))
+        today = episode.get("today") or ctx.store.manifest.config.get("today")
+        hit = ctx.memo.put(key, (episode, encoded(_visit_history(episode, today))))
     return hit[1]
 
 
-def _visit_history(episode: dict[str, Any]) -> dict[str, Any]:
-    """The tool's result for an episode: its ``visit_history``, each visit's three fields."""
+def _visit_history(episode: dict[str, Any], today: Any) -> dict[str, Any]:
+    """The tool's result for an episode: the time now, and each visit's three fields.
+
+    ``now`` (the episode's clock, :func:`~shopgen.gen.tasks.base.episode_now`) is what
+    "yesterday" or "this morning" counts from: without it the ``viewed_at`` times could not
+    tell "the lamp I looked at yesterday" from one viewed last week. A world without a
+    ``today`` (hand-made test stores) has no clock to show.
+    """
     visits = episode.get("visit_history") or []
+    clock = {}
+    if today:
+        now = episode_now(date.fromisoformat(str(today)))
+        clock["now"] = now.isoformat(timespec="minutes")
     return {
+        **clock,
         "visits": [
             {
                 "product_id": v["product_id"],
@@ -33,5 +47,5 @@ def _visit_history(episode: dict[str, Any]) -> dict[str, Any]:
                 "viewed_at": v.get("viewed_at", ""),
             }
             for v in visits
-        ]
+        ],
     }

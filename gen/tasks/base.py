@@ -221,7 +221,7 @@ class GenContext:
 
     def now(self) -> datetime:
         """The simulated clock at the start of every episode: noon of ``today``."""
-        return datetime.combine(self.today, time(12, 0))
+        return episode_now(self.today)
 
     def days_ago(self, days: int) -> str:
         """An ISO timestamp ``days`` before the simulated now."""
@@ -296,6 +296,15 @@ Oracle = Generator[OracleTurn, list[dict[str, Any]], None]
 
 
 _WORD = re.compile(r"[a-z0-9]+")
+
+
+def episode_now(today: date) -> datetime:
+    """The simulated clock at the start of an episode on ``today``: noon.
+
+    Shared by the generators (:meth:`GenContext.now`) and the tools that tell the agent the
+    time (``user_get_visit_history``), so views dated from it read the same to both.
+    """
+    return datetime.combine(today, time(12, 0))
 
 
 def words(text: str) -> tuple[str, ...]:

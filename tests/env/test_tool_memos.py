@@ -91,6 +91,7 @@ def test_remembered_visit_history_equals_the_plain_result(store, picks):
         obs, _, _, _ = shop.step(call("user_get_visit_history"))
         history = json.loads(row["episode"])["visit_history"]
         plain = {
+            "now": f"{store.manifest.config['today']}T12:00",
             "visits": [
                 {
                     "product_id": v["product_id"],
@@ -98,7 +99,7 @@ def test_remembered_visit_history_equals_the_plain_result(store, picks):
                     "viewed_at": v.get("viewed_at", ""),
                 }
                 for v in history
-            ]
+            ],
         }
         assert obs["messages"][0]["content"] == encode_json(plain)
         assert shop.state.shown_ids == {v["product_id"] for v in history}

@@ -204,10 +204,14 @@ def test_update_quantity_checks_stock(env, store, picks):
 def test_visit_history_shows_ids(env, store, picks):
     visits = [{"product_id": picks["plain"], "title": "t", "viewed_at": "2024-05-01T10:00:00"}]
     ((r, _),) = play(env, store, call("user_get_visit_history"), episode={"visit_history": visits})
-    assert r == {"visits": visits}
+    now = f"{store.manifest.config['today']}T12:00"  # "yesterday" counts from the world's noon
+    assert r == {"now": now, "visits": visits}
     assert picks["plain"] in env.state.shown_ids
     ((empty, _),) = play(env, store, call("user_get_visit_history"))
-    assert empty == {"visits": []}
+    assert empty == {"now": now, "visits": []}
+    episode = {"visit_history": visits, "today": "2024-05-03"}  # a journey's own day wins
+    ((r, _),) = play(env, store, call("user_get_visit_history"), episode=episode)
+    assert r["now"] == "2024-05-03T12:00"
 
 
 def test_recommend_products(env, store, picks):
