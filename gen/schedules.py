@@ -38,6 +38,15 @@ def p_history_ref(d: int) -> float:
     return min(0.5, 0.05 * check_d(d))
 
 
+def p_history_clash(d: int) -> float:
+    """Probability a history-named cart item's kind was also viewed at other times.
+
+    Then the noun alone ("the lamp I looked at …") finds several views, and only the time the
+    customer names picks one (cart 1.2): the history counterpart of :func:`p_order_clash`.
+    """
+    return round(0.95 * sigmoid((check_d(d) - 6) / 2), 6)
+
+
 def p_return_edge(d: int) -> float:
     """Probability a return's order age sits within two days of its window boundary."""
     return min(0.6, 0.06 * check_d(d))
@@ -112,6 +121,7 @@ SCHEDULES = {
         p_variant,
         p_quantity_gt1,
         p_history_ref,
+        p_history_clash,
         p_return_edge,
         p_indirect_order_ref,
         p_order_clash,

@@ -5,7 +5,9 @@ Customer wants:
     in several variants, in one variant (colour, size…). Most items are described by brand, a
     distinctive title word and a noun ("Bryant Palette yarn") — words that single the product
     out of the whole catalog; some (``p_history_ref(d)``) only by a noun and when the customer
-    looked at it ("the yarn I looked at yesterday"), which the visit history resolves. Variant
+    looked at it ("the yarn I looked at yesterday"), which the visit history resolves: with
+    ``p_history_clash(d)`` other products of that kind were viewed at other times, so only the
+    time said picks the view (counted from the ``now`` the history tool shows). Variant
     values and quantities may be left out of the first message (``p_missing``) and must be asked.
 Tools offered:
     the seed six — catalog_search, catalog_get_variants, cart_add, cart_view,
@@ -23,7 +25,7 @@ Difficulty axes used:
     T_max, B_tool (turn and call budgets), p_missing (omitted variants/quantities), p_noise,
     top_k and eps_rank (what search shows), p_oos (sibling variants and look-alike products out
     of stock), p_switch (change_variant, swap_item, add_item), and the schedules cart_items,
-    p_variant, p_quantity_gt1, p_history_ref.
+    p_variant, p_quantity_gt1, p_history_ref, p_history_clash.
 Episode end:
     the first assistant message without a tool call, or T_max.
 Version history:
@@ -58,6 +60,17 @@ Version history:
           does not answer, it told an agent asking which order or which format that any would do (13
           of 90 unanswerable questions in journey, cart and status tasks at d = 4/8/12 on 5k
           products). Replies only; tasks are drawn as before.
+          A history item's kind is also viewed at other times (``p_history_clash(d)``, 0.05 at
+          d = 0, 0.69 at 8, 0.9 at 12; one or two views at times another :data:`SEEN_WHEN`
+          phrase names and the item's does not fit, ``cart_items.seen_fits``): every other
+          view in the history was of another category, so the noun alone found the item and
+          the time said never mattered. Of 28 / 70 / 133 history items in 60 tasks at d =
+          4/8/12 (5k products) 5 / 53 / 117 now share their kind with other views, and taking
+          the first view holding the noun picks the right one for 25 / 43 / 54. Two views of
+          a kind the time said cannot tell apart are redrawn. ``user_get_visit_history``
+          shows ``now`` (noon of the episode's day), which "yesterday" counts from, and the
+          system prompt says to take the view from the time the customer names; the oracle
+          picks the view whose time fits the phrase from the tool's result. Rows change.
 """
 
 from __future__ import annotations
@@ -139,7 +152,7 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     episode = {
         "user_id": pick(rng, ctx.user_ids),
         "today": ctx.today.isoformat(),
-        "visit_history": visit_history(ctx, index, items, rng),
+        "visit_history": visit_history(ctx, index, items, d, rng),
         "out_of_stock": oos,
     }
     facts = {}

@@ -8,13 +8,14 @@ attributes when needed), in a variant whose attribute values single it out too.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 import polars as pl
 
+from shopgen.gen.schedules import p_history_clash
 from shopgen.gen.tasks.base import GenContext, Redraw, per_root, pick, words
 
 #: How the customer says when they looked at a product → how long ago, in hours.
@@ -25,6 +26,10 @@ SEEN_WHEN: dict[str, int] = {
     "three days ago": 74,
     "last week": 170,
 }
+#: Calendar days before today each phrase names ("last week" is vague: :func:`seen_fits`).
+SEEN_DAY: dict[str, int] = {phrase: hours // 24 for phrase, hours in SEEN_WHEN.items()}
+#: Same-kind views a clashing history item gets at other times, at most.
+MAX_CLASHES = 2
 #: Products drawn before giving up on an item (the caller then redraws the task).
 TRIES = 16
 
@@ -266,10 +271,44 @@ def draw_item(
     raise Redraw("no describable product for a cart item")
 
 
+def seen_fits(phrase: str, viewed_at: datetime, now: datetime) -> bool:
+    """Whether a view at ``viewed_at`` is one the customer could mean by ``phrase`` at ``now``.
+
+    "this morning", "yesterday", "two/three days ago" name one calendar day. "last week" is
+    read both ways a customer may mean it, so no reading makes a rival view fit: about a week
+    ago (4–13 days), or any day of the previous calendar week (on a Monday, yesterday too).
+    """
+    days = (now.date() - viewed_at.date()).days
+    if phrase != "last week":
+        return days == SEEN_DAY[phrase] and viewed_at <= now
+    monday = now.date() - timedelta(days=now.weekday())
+    return 4 <= days <= 13 or monday - timedelta(days=7) <= viewed_at.date() < monday
+
+
+def history_matches(
+    history: list[dict[str, Any]], noun: str, phrase: str, now: datetime
+) -> list[str]:
+    """Ids of the views of ``noun``'s kind whose time fits ``phrase``: one when the reference works.
+
+    A title of that kind holds the noun's words, or the noun inside a word ("lamps").
+    """
+    kind = set(words(noun))
+    return [
+        v["product_id"]
+        for v in history
+        if (kind <= set(words(v["title"])) or noun.lower() in v["title"].lower())
+        and seen_fits(phrase, datetime.fromisoformat(v["viewed_at"]), now)
+    ]
+
+
 def visit_history(
-    ctx: GenContext, index: CartIndex, items: list[Item], rng: np.random.Generator
+    ctx: GenContext, index: CartIndex, items: list[Item], d: int, rng: np.random.Generator
 ) -> list[dict[str, Any]]:
-    """The visit history: history items at their times, plus views of other categories."""
+    """The visit history: history items at their times, plus views of other categories.
+
+    With ``p_history_clash(d)`` a history item's kind was also viewed at other times
+    (:func:`clash_views`): only the customer's time reference then picks the right view.
+    """
     targets = [it for it in items if it.seen is not None]
     if not targets:
         return []
@@ -287,9 +326,12 @@ def visit_history(
             continue
         cats.add(p["category_id"])
         views.append((int(rng.integers(1, 400)), p))
-    views.sort(key=lambda v: (v[0], v[1]["product_id"]))
     now = ctx.now()
-    return [
+    for it in targets:
+        if rng.random() < p_history_clash(d):
+            views += clash_views(index, it, items, views, now, rng)
+    views.sort(key=lambda v: (v[0], v[1]["product_id"]))
+    history = [
         {
             "product_id": p["product_id"],
             "title": p["title"],
@@ -297,3 +339,47 @@ def visit_history(
         }
         for h, p in views
     ]
+    for it in targets:
+        if history_matches(history, it.noun, it.seen, now) != [it.product_id]:
+            raise Redraw("another view of a history item's kind fits the time it names")
+    return history
+
+
+def clash_views(
+    index: CartIndex,
+    item: Item,
+    items: list[Item],
+    views: list[tuple[int, dict[str, Any]]],
+    now: datetime,
+    rng: np.random.Generator,
+) -> list[tuple[int, dict[str, Any]]]:
+    """Views of other products of ``item``'s kind at times its reference rules out.
+
+    Each is another product of its category whose title holds its noun (and no other history
+    item's), viewed when the customer would say another :data:`SEEN_WHEN` phrase, one the
+    item's own phrase does not fit (:func:`seen_fits`) and no other view of that kind holds:
+    so the noun alone no longer finds it, and its phrase always does.
+    """
+    kind = set(words(item.noun))
+    others = [set(words(it.noun)) for it in items if it.seen is not None and it is not item]
+    taken = {it.product_id for it in items} | {p["product_id"] for _, p in views}
+    busy = {h for h, p in views if kind <= set(words(p["title"]))}
+    hours = [
+        h
+        for phrase, h in sorted(SEEN_WHEN.items(), key=lambda x: x[1])
+        if h not in busy and not seen_fits(item.seen, now - timedelta(hours=h), now)
+    ]
+    rows = index.category_rows[item.product["category_id"]]
+    out: list[tuple[int, dict[str, Any]]] = []
+    want = min(len(hours), int(rng.integers(1, MAX_CLASHES + 1)))
+    for j in rng.permutation(rows.size)[: 4 * TRIES].tolist():
+        if len(out) >= want:
+            break
+        p = index.record(rows[j])
+        tw = set(words(p["title"]))
+        if p["product_id"] in taken or not kind <= tw or any(n <= tw for n in others):
+            continue
+        taken.add(p["product_id"])
+        h = hours.pop(int(rng.integers(len(hours))))
+        out.append((h, p))
+    return out

@@ -8,9 +8,11 @@ the cart. It decides with the hidden goal but uses only ids a tool showed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from shopgen.gen.tasks.base import Redraw, call, shown_ids
+from shopgen.gen.tasks.cart_items import history_matches
 
 
 @dataclass(kw_only=True)
@@ -21,6 +23,7 @@ class Intent:
     desc: str
     history: bool
     target: dict[str, Any]
+    seen: str | None = None
     omitted: list[tuple[str, Any]]
     located: bool = False
     retried: bool = False
@@ -51,13 +54,25 @@ def split_intents(
             if name.startswith(f"items.{i}.") and s["omitted"]
         ]
         desc = slots[f"items.{i}.desc"]["value"]
-        history = f"items.{i}.seen" in slots
-        first.append(Intent(index=i, desc=desc, history=history, target={}, omitted=omitted))
+        seen = slots.get(f"items.{i}.seen", {}).get("value")
+        first.append(
+            Intent(
+                index=i, desc=desc, history=seen is not None, target={}, omitted=omitted, seen=seen
+            )
+        )
     for i, target in enumerate(final):
         desc = changes.get(f"items.{i}.desc", first[i].desc if i < n else target["desc"])
         omitted = first[i].omitted if i < n else []
+        seen = first[i].seen if i < n else None
         last.append(
-            Intent(index=i, desc=desc, history=target["history"], target=target, omitted=omitted)
+            Intent(
+                index=i,
+                desc=desc,
+                history=target["history"],
+                target=target,
+                omitted=omitted,
+                seen=seen,
+            )
         )
     return first, last
 
@@ -109,11 +124,10 @@ def read_results(
     """
     for (_, purpose), result, ids in zip(planned, results, shown, strict=False):
         if purpose == "history":
-            state["history"] = True
-            seen = set(ids)
+            state["history"] = result or {"visits": []}
             for it in intents:
                 if it.history:
-                    it.located = it.target.get("product_id") in seen
+                    it.located = by_time(it, result)
         elif purpose[0] in ("search", "retry"):
             seen = set(ids)
             if purpose[0] == "search":
@@ -144,6 +158,20 @@ def read_results(
             purpose[1].added = True
 
 
+def by_time(it: Intent, result: dict[str, Any]) -> bool:
+    """Whether the visit history shows the item's product as the only view its words fit.
+
+    The oracle resolves "the lamp I looked at yesterday" as an agent must: among the views
+    of that kind, the one whose time (counted from the tool's ``now``) fits what the customer
+    said. Other lamps viewed on other days are the point of the reference (``p_history_clash``).
+    """
+    if it.seen is None or "now" not in result:
+        return False
+    now = datetime.fromisoformat(result["now"])
+    visits = result.get("visits", [])
+    return history_matches(visits, it.desc, it.seen, now) == [it.target.get("product_id")]
+
+
 def sync(first: list[Intent], last: list[Intent], state: dict[str, Any]) -> None:
     """Carry what was learnt about the first-stated items over to the final ones."""
     for old in first:
@@ -152,4 +180,4 @@ def sync(first: list[Intent], last: list[Intent], state: dict[str, Any]) -> None
                 searched = state["searched"].get(new.desc)
                 new.located = bool(searched) and new.target["product_id"] in searched
                 if new.history:
-                    new.located = state["history"] and new.target["product_id"] in state["shown"]
+                    new.located = bool(state["history"]) and by_time(new, state["history"])

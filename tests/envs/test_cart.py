@@ -5,23 +5,25 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from datetime import date, datetime, time, timedelta
 from fractions import Fraction
 from pathlib import Path
 
 import duckdb
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shopgen.env.episode import ShopEnv
 from shopgen.env.state import EpisodeState
 from shopgen.env.tools import ENV_TOOLS
 from shopgen.gen.difficulty import theta
+from shopgen.gen.schedules import p_history_clash
 from shopgen.gen.seeding import stream
 from shopgen.gen.store import CatalogStore
 from shopgen.gen.tasks import cart
-from shopgen.gen.tasks.base import Redraw
+from shopgen.gen.tasks.base import Redraw, call
 from shopgen.schemas.errors import ShopgenError
 from shopgen.schemas.task import TaskRow
 from shopgen.taskgen import TaskFactory, assistant_message
@@ -99,6 +101,92 @@ def _title_matches(store_dir: Path, desc: str) -> list[str]:
     return [r[0] for r in duckdb.sql(sql).fetchall()]
 
 
+#: Calendar days back each exact time reference names ("last week": :func:`_viewed_then`).
+_DAYS_BACK = {"this morning": 0, "yesterday": 1, "two days ago": 2, "three days ago": 3}
+
+
+def _viewed_then(episode: dict, noun: str, when: str) -> list[str]:
+    """Ids of the views whose title holds ``noun`` and whose day fits ``when`` (from noon today).
+
+    "last week" fits about a week back (4–13 days) or the previous calendar week, the two
+    ways a customer may mean it.
+    """
+    now = datetime.combine(date.fromisoformat(episode["today"]), time(12))
+    kind = set(re.findall(r"[a-z0-9]+", noun.lower()))
+    out = []
+    for v in episode["visit_history"]:
+        if not kind <= set(re.findall(r"[a-z0-9]+", v["title"].lower())):
+            continue
+        seen = datetime.fromisoformat(v["viewed_at"])
+        back = (now.date() - seen.date()).days
+        monday = now.date() - timedelta(days=now.weekday())
+        if when == "last week":
+            fits = 4 <= back <= 13 or monday - timedelta(days=7) <= seen.date() < monday
+        else:
+            fits = back == _DAYS_BACK[when]
+        if fits:
+            out.append(v["product_id"])
+    return out
+
+
+def _same_kind_views(episode: dict, noun: str) -> int:
+    kind = set(re.findall(r"[a-z0-9]+", noun.lower()))
+    titles = [set(re.findall(r"[a-z0-9]+", v["title"].lower())) for v in episode["visit_history"]]
+    return sum(kind <= t for t in titles)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(d=st.integers(9, 14), k=st.integers(0, 10_000))
+def test_history_views_of_one_kind_are_told_apart_by_the_time_said(
+    factory: TaskFactory, d: int, k: int
+) -> None:
+    """At high d a history item's kind is viewed at other times too; its time picks one view."""
+    try:
+        draft = cart.generate(factory.ctx, d, theta(d), stream(0, "clash", d, k))
+    except Redraw:
+        return
+    said = {s.name: s.value for s in draft.slots}
+    for i, item in enumerate(draft.goal["items"]):
+        when = said.get(f"items.{i}.seen")
+        if when is not None:
+            assert _viewed_then(draft.episode, item["desc"], when) == [item["product_id"]]
+
+
+def test_p_history_clash_adds_same_kind_views_at_other_times(factory: TaskFactory) -> None:
+    """The old history held one view per history item's kind: the noun alone found it."""
+
+    def shares(d: int) -> tuple[int, int]:
+        refs = clashing = 0
+        for draft in _drafts(factory, d, 40):
+            for item in draft.goal["items"]:
+                if item["history"]:
+                    refs += 1
+                    clashing += _same_kind_views(draft.episode, item["desc"]) > 1
+        return refs, clashing
+
+    low, high = shares(3), shares(12)
+    assert p_history_clash(12) > 0.8 > 0.15 > p_history_clash(2)
+    assert high[0] > 20
+    assert high[1] / high[0] > 0.6
+    assert low[1] / max(1, low[0]) < high[1] / high[0]
+
+
+def test_the_visit_history_shows_the_time_now(factory: TaskFactory, shop_env: ShopEnv) -> None:
+    """Yesterday counts from now: the tool shows it, as the generator dated the views."""
+    made = (factory.make("cart", 10, k) for k in range(40))
+    g = next(g for g in made if any(it["history"] for it in g.row.decoded("goal")["items"]))
+    shop_env.reset(g.row)
+    obs, _, _, _ = shop_env.step(assistant_message(0, [call("user_get_visit_history")]))
+    result = json.loads(obs["messages"][0]["content"])
+    episode = g.row.decoded("episode")
+    assert result["now"] == f"{episode['today']}T12:00"
+    assert [v["viewed_at"] for v in result["visits"]] == [
+        v["viewed_at"] for v in episode["visit_history"]
+    ]
+
+
 def test_descriptions_single_out_the_target(tasks, indexed_catalog_dir: Path) -> None:
     checked = 0
     for gens in tasks.values():
@@ -108,13 +196,8 @@ def test_descriptions_single_out_the_target(tasks, indexed_catalog_dir: Path) ->
             for i, item in enumerate(goal["items"]):
                 desc = script.get(f"items.{i}.desc", {}).get("value", item["desc"])
                 if item["history"]:
-                    hits = [
-                        v["product_id"]
-                        for v in episode["visit_history"]
-                        if set(re.findall(r"[a-z0-9]+", desc.lower()))
-                        <= set(re.findall(r"[a-z0-9]+", v["title"].lower()))
-                    ]
-                    assert hits == [item["product_id"]]
+                    when = script[f"items.{i}.seen"]["value"]
+                    assert _viewed_then(episode, desc, when) == [item["product_id"]]
                 elif desc == item["desc"]:
                     assert _title_matches(indexed_catalog_dir, desc) == [item["product_id"]]
                 checked += 1

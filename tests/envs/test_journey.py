@@ -2,18 +2,21 @@
 
 import dataclasses
 import json
+from datetime import date
 
 import pytest
 
 from shopgen.env.state import EpisodeState
 from shopgen.gen.schedules import journey_length
-from shopgen.gen.tasks.base import CustomerView, Draft, Redraw
+from shopgen.gen.tasks.base import CustomerView, Draft, Redraw, episode_now, words
 from shopgen.gen.tasks.bundle import _index
+from shopgen.gen.tasks.cart_items import history_matches
 from shopgen.gen.tasks.constraints import preference, tables
 from shopgen.gen.tasks.journey import (
     DETAILS,
     ORDER_ENVS,
     SUB_ENVS,
+    _check_history,
     _check_stock_marks,
     step_categories,
     sub_task,
@@ -531,3 +534,43 @@ def test_prompt_says_what_an_order_check_paragraph_states(factory):
     assert "states its status" in system
     assert "expected one" in system
     assert "not eligible says so and why" in system
+
+
+def _history_items(row):
+    """(noun, time said, product id, episode) of each cart step item named by the history."""
+    goal, episode = row.decoded("goal"), row.decoded("episode")
+    for step in goal["steps"]:
+        if step["env"] != "cart":
+            continue
+        said = {s["name"]: s.get("value") for s in step["user_script"]["slots"]}
+        for i, item in enumerate(step["goal"]["items"]):
+            if item["history"]:
+                yield item["desc"], said[f"items.{i}.seen"], item["product_id"], episode
+
+
+def test_history_items_are_told_apart_by_the_time_said(rows):
+    """Cart steps' history items: other views of their kind (any step's) only at other times."""
+    items = [it for row in rows for it in _history_items(row)]
+    clashing = 0
+    for noun, when, product_id, episode in items:
+        now = episode_now(date.fromisoformat(episode["today"]))
+        assert history_matches(episode["visit_history"], noun, when, now) == [product_id]
+        kind = set(words(noun))
+        clashing += sum(kind <= set(words(v["title"])) for v in episode["visit_history"]) > 1
+    assert len(items) >= 5
+    assert clashing >= 2
+
+
+def test_a_same_kind_view_at_the_time_said_is_redrawn():
+    lamp = {"product_id": "P1", "title": "Acme Desk Lamp", "viewed_at": "2026-03-01T10:00"}
+    other = {"product_id": "P2", "title": "Bolt Desk Lamp", "viewed_at": "2026-02-23T10:00"}
+    step = {
+        "env": "cart",
+        "goal": {"items": [{"history": True, "desc": "desk lamp", "product_id": "P1"}]},
+        "user_script": {"slots": [{"name": "items.0.seen", "value": "yesterday"}]},
+    }
+    episode = {"today": "2026-03-02", "visit_history": [lamp, other]}
+    _check_history([step], episode)  # the other lamp was viewed last week: "yesterday" is P1
+    episode["visit_history"] = [lamp, {**other, "viewed_at": "2026-03-01T16:00"}]
+    with pytest.raises(Redraw, match="fits the time"):
+        _check_history([step], episode)
