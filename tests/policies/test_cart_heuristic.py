@@ -122,6 +122,45 @@ def test_cart_agent_reads_the_visit_history_for_the_one_i_looked_at() -> None:
     assert added == [{"product_id": "B000000002", "quantity": 2}]
 
 
+@pytest.mark.parametrize(
+    ("when", "wanted"),
+    [("two days ago", "B000000001"), ("three days ago", "B000000002"), ("this morning", None)],
+)
+def test_cart_agent_picks_the_view_of_the_day_said_counted_from_now(
+    when: str, wanted: str | None
+) -> None:
+    """Two kettles viewed on different days: the day said, counted from the tool's now, picks one.
+
+    The newest view is two days old, so taking it for "this morning" (the agent's old guess at
+    now) made "two days ago" the older kettle's.
+    """
+    visits = [
+        {"product_id": "B000000001", "title": "Acme Kettle", "viewed_at": "2026-02-28T10:00"},
+        {"product_id": "B000000002", "title": "Brill Kettle", "viewed_at": "2026-02-27T10:00"},
+    ]
+    if wanted is None:  # no kettle viewed this morning: the nearest day, never a guess at now
+        visits.append(
+            {"product_id": "B000000003", "title": "Crux Kettle", "viewed_at": "2026-03-02T09:00"}
+        )
+        wanted = "B000000003"
+    added: list[dict[str, Any]] = []
+
+    def answer(name: str, args: dict[str, Any]) -> dict[str, Any]:
+        if name == "user_get_visit_history":
+            return {"now": "2026-03-02T12:00", "visits": visits}
+        if name == "catalog_get_variants":
+            return {"product_id": args["product_id"], "variants": []}
+        if name == "cart_add":
+            added.append(args)
+            return {"added": args}
+        if name == "cart_view":
+            return {"lines": [{"product_id": a["product_id"], "variant_id": None} for a in added]}
+        return {"results": []}
+
+    _play(f"Add to cart: kettle, the one I looked at {when}.", answer)
+    assert added == [{"product_id": wanted, "quantity": 1}]
+
+
 def test_cart_agent_asks_for_a_missing_quantity_and_variant() -> None:
     variants = [
         {"variant_id": "V1", "label": "Navy", "attributes": {"color": "Navy"}, "stock_qty": 9},

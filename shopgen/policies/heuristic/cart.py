@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from shopgen.gen.tasks.base import Call, Oracle, call
@@ -239,9 +239,10 @@ class Cart:
             ]
             if not self.history:
                 self.history = _entries(result)
+            now = _time(result.get("now"))
             for line in self.lines:
                 if line.want.when:
-                    _from_history(line, self.history)
+                    _from_history(line, self.history, now)
         elif kind == "search" and ln is not None:
             ln.searches += 1
             shown = cards([result])
@@ -372,23 +373,33 @@ def _pick(ln: Line, shown: list[dict[str, Any]]) -> None:
             ln.card, ln.score = c, score
 
 
-def _from_history(ln: Line, history: list[dict[str, Any]]) -> None:
-    """The visit the item names: its words in the title, viewed about when the customer says."""
+def _from_history(ln: Line, history: list[dict[str, Any]], now: datetime | None) -> None:
+    """The visit the item names: its words in the title, viewed on the day the customer says.
+
+    Several views may be of the item's kind ("the lamp I looked at yesterday" among three
+    lamps): of the views whose titles hold its words, the one whose day (counted back from
+    the tool's ``now``) is nearest the day the customer's phrase names wins. Without a
+    ``now``, the newest view stands in for this morning.
+    """
     if not history:
         return
     times = [_time(e.get("viewed_at")) for e in history]
-    latest = max((t for t in times if t is not None), default=None)
+    if now is None:
+        latest = max((t for t in times if t is not None), default=None)
+        now = latest + timedelta(hours=SEEN_WHEN["this morning"]) if latest else None
 
-    def fit(i: int) -> tuple[float, float]:
-        words = match_score(ln.want.desc, str(history[i].get("title", "")))
+    def words(i: int) -> float:
+        return match_score(ln.want.desc, str(history[i].get("title", "")))
+
+    def when(i: int) -> float:
         t = times[i]
-        if latest is None or t is None or ln.want.when is None:
-            return words, 0.0
-        hours = (latest - t).total_seconds() / 3600 + SEEN_WHEN["this morning"]
-        return words, -abs(hours - SEEN_WHEN[ln.want.when])
+        if now is None or t is None or ln.want.when is None:
+            return 0.0
+        return -abs((now.date() - t.date()).days - SEEN_WHEN[ln.want.when] // 24)
 
-    best = max(range(len(history)), key=fit)
-    if fit(best)[0] >= 0.5:
+    kind = [i for i in range(len(history)) if words(i) >= 0.5]
+    if kind:
+        best = max(kind, key=lambda i: (when(i), words(i)))
         ln.card, ln.score = history[best], 1.0
 
 
