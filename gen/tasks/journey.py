@@ -203,6 +203,10 @@ Version history:
           two views of the noun, only one where another view of it (any step's) fits the time
           the customer says. 6 / 8 / 16 of 9 / 11 / 21 history items in 12 journeys at d =
           8/10/12 (5k products) now share their kind with other views. Rows change.
+          Policy steps are drawn by policy 2.2's generator as it closes its distributional
+          shortcuts (a number's situation may miss its rule by one clause, answers uniform
+          among those reachable, numbers off their thresholds in half the draws): the
+          topic of a step no longer gives its answer. No change of journey's own code.
 """
 
 from __future__ import annotations

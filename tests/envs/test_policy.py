@@ -47,6 +47,11 @@ def test_truth_is_the_engine_and_the_rule_decides(factory, tasks):
         assert decision.rule_ids == (goal["rule_id"],)
         assert decision.value == goal["value"]
         assert len(engine.rules[goal["rule_id"]].when) <= g.row.axis("B_branch")
+        if goal["missed_rule"] is not None:  # the rule asked about: one clause of it fails
+            missed = engine.rules[goal["missed_rule"]]
+            assert missed.topic == goal["topic"]
+            assert len(missed.when) <= g.row.axis("B_branch")
+            assert engine.value(missed.id) != goal["value"]
 
 
 def test_omitted_facts_change_the_answer_often(factory):
@@ -74,10 +79,10 @@ def test_axes_have_effects(shop_env):
         engine = f.ctx.engine
         # A yes decided by the topic's default has no clause of its own (2.0): its reasoning
         # is ruling out every exception (test_a_default_yes_needs_every_exception_ruled_out).
-        found = [
-            len(engine.rules[f.make("policy", 5, k).row.decoded("goal")["rule_id"]].when)
-            for k in range(5)
-        ]
+        # A number's situation may miss the rule asked about by one clause (2.2): B_branch
+        # counts the clauses of that rule, ``missed_rule``, which the agent must test.
+        goals = [f.make("policy", 5, k).row.decoded("goal") for k in range(5)]
+        found = [len(engine.rules[g["missed_rule"] or g["rule_id"]].when) for g in goals]
         return [n for n in found if n]
 
     assert set(clauses(1)) == {1}

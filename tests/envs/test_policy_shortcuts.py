@@ -1,0 +1,71 @@
+"""policy: what a task's first message gives away of its answer (distributional shortcuts).
+
+An RL policy learns any regularity that predicts the graded answer without reading the policy
+or asking the customer. The first message names the topic and d sets B_branch; these tests
+measure what a blind agent gains from them at high d, where few rules have that many clauses.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import pytest
+
+from shopgen.verifiers.reward import W_EFF, W_TASK
+
+#: Comparisons of a number with a threshold.
+_NUMERIC = ("ge", "gt", "le", "lt")
+
+
+@pytest.fixture(scope="module")
+def high_d(factory):
+    """(d, goal) of 30 tasks at each of d = 8 and 12."""
+    return [
+        (d, factory.make("policy", d, k).row.decoded("goal")) for d in (8, 12) for k in range(30)
+    ]
+
+
+def test_numbers_a_rule_tests_sit_on_and_off_its_threshold(factory, high_d):
+    """The witness put every number on its threshold ("$15.00" for "orders of $15 or more"):
+    30 of 30 at d = 12 on 5k products, so "the fact sits on the edge" told which side it was
+    on without asking. Now a share sits on it, the rest on either side at a drawn distance."""
+    engine = factory.ctx.engine
+    sides: Counter[int] = Counter()
+    for _, goal in high_d:
+        rule = engine.rules[goal["missed_rule"] or goal["rule_id"]]
+        for c in rule.when:
+            if c.op in _NUMERIC and c.fact in goal["facts"]:
+                value, bound = float(goal["facts"][c.fact]), float(engine._literal(c.value))
+                sides[(value > bound) - (value < bound)] += 1
+    total = sum(sides.values())
+    assert total >= 20, sides
+    assert sides[0] / total <= 0.7, sides
+    assert sides[1], sides  # above
+    assert sides[-1], sides  # below
+
+
+def _blind_reward(goals: list[tuple[int, dict]]) -> float:
+    """Mean reward of searching, asking everything and answering the commonest answer of the
+    topic at that d (in-sample: the best such guess), with the verifier's weights."""
+    by_topic: dict[tuple[int, str], Counter] = defaultdict(Counter)
+    for d, goal in goals:
+        by_topic[d, goal["topic"]][goal["value"]] += 1
+    total = 0.0
+    for (_, topic), counts in by_topic.items():
+        right = max(counts.values())
+        wrong = sum(counts.values()) - right
+        kind = next(g["kind"] for _, g in goals if g["topic"] == topic)
+        total += right * (W_TASK + W_EFF) + wrong * W_TASK * (-1.0 if kind == "boolean" else -0.5)
+    return total / len(goals)
+
+
+def test_the_topic_named_does_not_give_the_answer(high_d):
+    """A question was always answered by the value of the rule drawn for it, and at d = 12
+    only two rules have B_branch clauses: the commonest answer of the topic named was right
+    200 times in 200 on 5k products (blind reward +0.90, the oracle's), +0.56 at d = 8. Now
+    the answer is drawn uniformly among those the rule and its one-clause misses give."""
+    for d in (8, 12):
+        goals = [(dd, g) for dd, g in high_d if dd == d]
+        assert _blind_reward(goals) <= 0.3, d  # 30 tasks: an in-sample guess gains ~0.1
+    missed = sum(g["missed_rule"] is not None for _, g in high_d)
+    assert 0.3 <= missed / len(high_d) <= 0.9
