@@ -206,7 +206,9 @@ Version history:
           Policy steps are drawn by policy 2.2's generator as it closes its distributional
           shortcuts (a number's situation may miss its rule by one clause, answers uniform
           among those reachable, numbers off their thresholds in half the draws): the
-          topic of a step no longer gives its answer. No change of journey's own code.
+          topic of a step no longer gives its answer. Returns steps among same-item orders
+          mean one of them drawn uniformly (returns 2.6), no longer the oldest in four of
+          five. No change of journey's own code.
 """
 
 from __future__ import annotations
