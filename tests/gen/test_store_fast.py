@@ -160,8 +160,10 @@ def test_nouns_in_titles_is_the_ordered_scan(nouns, titles):
 
 def _returns_clash_reference(ctx: GenContext, n_orders: int, rng: np.random.Generator) -> Any:
     """returns 2.0's search as first written: records of every tried customer's orders, with
-    2.6's rule that a noun some holder's listed (cut) title hides is no clash."""
+    2.6's rule that a noun some holder's listed (cut) title hides is no clash, and 2.6's draw
+    of the line among the kept customer's delivered lines of the kept noun (not the first)."""
     best = None
+    lines: dict[str, dict[str, list[tuple[dict[str, Any], dict[str, Any]]]]] = {}
     pool = ctx.customers_with_orders(n_orders)
     for _ in range(returns.CLASH_TRIES):
         user_id = pick(rng, pool)
@@ -177,6 +179,7 @@ def _returns_clash_reference(ctx: GenContext, n_orders: int, rng: np.random.Gene
             for title, n in ctx.order_items(o["order_id"])
             if n is not None and n not in title.lower()[: returns.LISTED_CHARS]
         }
+        mine = lines[user_id] = {}  # a customer tried again finds the same lines
         for order in recent:
             if order["status"] != "delivered" or not order["delivered_at"]:
                 continue
@@ -185,11 +188,17 @@ def _returns_clash_reference(ctx: GenContext, n_orders: int, rng: np.random.Gene
                 if ln["status"] != "active" or noun is None or noun in hidden:
                     continue
                 held = sum(noun in ns for ns in nouns.values())
+                if held > 1:
+                    mine.setdefault(noun, []).append((order, ln))
                 if held > 1 and (best is None or held > best[0]):
-                    best = (held, user_id, orders, order, ln)
+                    best = (held, user_id, orders, noun)
         if best is not None and best[0] >= 3:
             break
-    return None if best is None else best[1:]
+    if best is None:
+        return None
+    _, user_id, orders, noun = best
+    order, ln = pick(rng, lines[user_id][noun])
+    return user_id, orders, order, ln
 
 
 def _status_clash_reference(
