@@ -209,6 +209,10 @@ Version history:
           topic of a step no longer gives its answer. Returns steps among same-item orders
           mean one of them drawn uniformly (returns 2.6), no longer the oldest in four of
           five. No change of journey's own code.
+          The system prompt says an item to add to the cart may come without its colour,
+          size or quantity, to be asked for, as cart's prompt does: "add the booties" meant
+          four, and 57 of 98 cart quantities left out of 48 journeys at d = 4/8/10/12 on 5k
+          products are not 1.
 """
 
 from __future__ import annotations
