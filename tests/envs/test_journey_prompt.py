@@ -32,6 +32,13 @@ def test_the_prompt_says_what_a_project_and_a_suggestion_list_are():
     assert "requirements the customer has not said yet" in PROMPT
 
 
+def test_the_prompt_says_a_project_is_suggested_not_put_in_the_cart():
+    """A project step is asked for as "get everything for …" and graded on its own
+    recommendation list; a project put in the cart answered nothing, and spoiled a cart step's
+    exact cart (17 of 48 journeys at d = 4/8/10/12 hold a project and a cart step)."""
+    assert "with recommend_products and not put in the cart" in PROMPT
+
+
 def test_the_prompt_says_a_cart_item_may_come_without_its_quantity():
     """A cart step's customer says "add the booties" and wants four: 57 of 98 quantities
     left out of 48 journeys at d = 4/8/10/12 are not 1, told only if asked."""
