@@ -40,6 +40,8 @@ from shopgen.schemas.task import ScriptSlot, UserScript
 _WORD = re.compile(r"[a-z0-9]+")
 #: A slot of one item of a list (a cart's, or a journey cart step's): the item, the field.
 _ITEM_FIELD = re.compile(r"^(?P<item>(?:.+\.)?items\.\d+)\.(?P<field>desc|qty|variant\..+)$")
+#: A project's must-have (bundle; a journey's are labelled "extra must-have" already).
+_MUST_HAVE = re.compile(r"^must\.\d+$")
 #: A journey returns step's replacement value (``steps.<i>.exchange.<axis>``).
 _EXCHANGE_FIELD = re.compile(r"^steps\.(?P<step>\d+)\.exchange\.[^.]+$")
 #: Rendered replies one compiled script remembers before it starts over.
@@ -572,11 +574,15 @@ def naming_the_item(slot: Slot, script: dict[str, ScriptSlot]) -> Slot:
     and for X added, and "the color should be Blue" fitted any item sold in colours: no
     agent could know which the customer meant. So a new description names the one it
     replaces ("X instead of the desk lamp"), an added item is said as extra ("the extra item
-    should be X as well"), and a variant value names its item ("Blue for the desk lamp");
+    should be X as well", as is a project's added must-have: "the must-have is now sleeping
+    bag" read as a swap for one of the four said), and a variant value names its item ("Blue
+    for the desk lamp");
     the value stays first, so a reply that states values only ("make it …") says them too.
     Other slots, and those whose label names the item already (a journey's "size for the
     desk lamp"), are said as they are.
     """
+    if _MUST_HAVE.match(slot.name) and slot.name not in script:
+        return replace(slot, label=f"extra {slot.label}", value=f"{slot.value} as well")
     m = _ITEM_FIELD.match(slot.name)
     if m is None or m["field"] == "qty":
         return slot

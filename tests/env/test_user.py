@@ -324,6 +324,21 @@ def test_a_change_to_one_item_names_the_item(episode, kind, changes, said):
     assert said in reply
 
 
+def test_a_must_have_added_to_a_project_is_said_as_extra(episode):
+    """ "Wait, one change please: the must-have is now sleeping bag" read as a swap for one of
+    the must-haves said; asked which, the customer did not know (bundle add_item switches)."""
+    slots = [
+        ScriptSlot(name="project", value="weekend camping trip", label="project", kind="text"),
+        ScriptSlot(name="budget", value=338, label="budget", kind="money"),
+        ScriptSlot(name="must.0", value="tent", label="must-have", kind="text"),
+        ScriptSlot(name="must.1", value="headlamp", label="must-have", kind="text"),
+    ]
+    sw = ScriptSwitch(kind="add_item", turn=1, changes=[("must.2", "sleeping bag")])
+    env = episode(UserScript(style="polite", slots=slots, switch=sw), env="bundle")
+    reply, _ = ask(env, "Anything else?")
+    assert "the extra must-have should be sleeping bag as well" in reply
+
+
 def test_a_change_outside_an_item_list_is_said_as_before(episode):
     sw = ScriptSwitch(kind="raise_budget", turn=1, changes=[("price_max", 100)])
     env = episode(script(switch=sw))

@@ -22,6 +22,7 @@ from typing import Any
 
 from shopgen.gen.tasks.base import Oracle, call
 from shopgen.policies.base import PublicTask
+from shopgen.policies.heuristic.cart_text import _phrase_end
 from shopgen.policies.heuristic.common import MONEY_RE, cards, money, reply_text
 from shopgen.policies.heuristic.turns import SAFE_TURNS, Turns
 
@@ -125,10 +126,12 @@ def said_kinds(text: str, exclude: str = "", *, unprompted: bool = False) -> lis
                 start += 1
             stop = labels[j + 1] if j + 1 < len(labels) else len(words)
             out += _value(words[start:stop], last=j + 1 == len(labels))
-        return [k for k in out if not MONEY_RE.search(k)]
+        return [_added(k) for k in out if not MONEY_RE.search(k)]
     made = _MAKE_IT.search(text)
     if made:
-        return [] if MONEY_RE.search(made.group(1)) else split_list(made.group(1))
+        return (
+            [] if MONEY_RE.search(made.group(1)) else list(map(_added, split_list(made.group(1))))
+        )
     if unprompted or re.search(r"\b(?:don'?t know|no idea|not sure|idk)\b", text, re.I):
         return []
     body = _LEAD.sub("", text.strip())
@@ -136,6 +139,12 @@ def said_kinds(text: str, exclude: str = "", *, unprompted: bool = False) -> lis
     body = body[: cut.start()] if cut else body
     said = _compact(exclude)
     return [k for k in split_list(body) if not (said and _compact(k) in said)]
+
+
+def _added(kind: str) -> str:
+    """A kind without the "as well" an added must-have is said with (typos and all)."""
+    cut = _phrase_end(kind, ("as well",), tail=True)
+    return kind[:-cut].strip() if cut and cut < len(kind) else kind
 
 
 def _value(words: list[str], *, last: bool) -> list[str]:
