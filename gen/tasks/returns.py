@@ -132,6 +132,9 @@ Version history:
           for a blind pick, so "the oldest one" named the line without the customer's detail.
           Now the oldest in 56% / 28% at d = 4 / 12 and the newest in 40% / 51% (chance 48% /
           42%): the customer's day, which anchors what orders exist yet, leaves a mild lean.
+          A first message without the action says "send it back", not "send back it" ("Can I
+          send back it?", "May I send back it, please?"): 12 of 105 first messages at d = 0–12
+          on 5k products. Goals are unchanged.
 """
 
 from __future__ import annotations

@@ -254,3 +254,21 @@ def test_axis_names_are_said_the_way_customers_say_them():
         text = render("returns", slots, d=0, rng=rng_for(0, "label", k)).text
         assert "kids_size" not in text
         assert "size Toddler 4T" in text
+
+
+@pytest.mark.parametrize("style", ["chatty", "polite"])
+def test_a_return_without_its_action_says_send_it_back(style):
+    """ "Can I send back it?": the phrasings ending in "… it" put the pronoun after the
+    particle when the customer did not say return or exchange."""
+    from shopgen.gen.render import render_first_message as render
+    from shopgen.gen.seeding import stream as rng_for
+
+    slots = (
+        make_slot("returns", "item", "desktop pc", required=True),
+        make_slot("returns", "order_ref", "400-0074078-0066225", required=True),
+    )
+    texts = [
+        render("returns", slots, d=0, rng=rng_for(0, "act", k), style=style).text for k in range(30)
+    ]
+    assert not any("send back it" in t for t in texts)
+    assert any("send it back" in t for t in texts)
