@@ -42,6 +42,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 _ITEM_FIELD = re.compile(r"^(?P<item>(?:.+\.)?items\.\d+)\.(?P<field>desc|qty|variant\..+)$")
 #: A project's must-have (bundle; a journey's are labelled "extra must-have" already).
 _MUST_HAVE = re.compile(r"^must\.\d+$")
+#: A journey cart step's item (``steps.<i>.items.<j>.…``).
+_STEP_ITEM = re.compile(r"^steps\.\d+\.items\.(?P<item>\d+)\.")
 #: A journey returns step's replacement value (``steps.<i>.exchange.<axis>``).
 _EXCHANGE_FIELD = re.compile(r"^steps\.(?P<step>\d+)\.exchange\.[^.]+$")
 #: Rendered replies one compiled script remembers before it starts over.
@@ -323,6 +325,8 @@ class _Matcher:
     speakable: bool
     #: A cart variant's own value ("Olive"): asked by listing options, tried after ``strong``.
     values: Phrases = frozenset()
+    #: A journey cart step's item index (``steps.0.items.2.…`` → 2; ``item`` is the step's).
+    sub: int | None = None
 
 
 @lru_cache(maxsize=8192)
@@ -381,7 +385,9 @@ def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
         strong = strong | head
         longest = max(longest, *map(len, head | values))
     speakable = slot.kind != "id" and not any(s and s in text for s in never_say)
-    return _Matcher(slot, strong, weak, longest, index, speakable, values)
+    nested = _STEP_ITEM.match(slot.name)
+    sub = int(nested["item"]) if nested else None
+    return _Matcher(slot, strong, weak, longest, index, speakable, values, sub)
 
 
 @lru_cache(maxsize=8192)
@@ -421,6 +427,8 @@ class CompiledScript:
     speakable: frozenset[str] = frozenset()  # names of the slots the customer may say
     values: dict[str, Any] = field(default_factory=dict)  # slot name → value, before a switch
     switched: dict[str, Any] = field(default_factory=dict)  # the same after the switch
+    #: A journey cart step's items' words, by (step, item): what ``item_words`` is to a cart's.
+    sub_words: dict[tuple[int, int], frozenset[str]] = field(default_factory=dict)
     asked: BoundedCache = field(default_factory=lambda: BoundedCache(_ASKED_LIMIT))
     answers: BoundedCache = field(default_factory=lambda: BoundedCache(_ASKED_LIMIT))
     rendered: BoundedCache = field(default_factory=lambda: BoundedCache(_REPLIES_LIMIT))
@@ -470,16 +478,20 @@ def compile_script(text: str) -> CompiledScript:
     never = tuple(script.never_say)
     matchers = tuple(_compile(s, never) for s in script.slots)
     item_words: dict[int, set[str]] = {}
+    sub_words: dict[tuple[int, int], set[str]] = {}
     for m in matchers:
         last, index = _segments(m.slot.name)
         if index is not None and last in ("desc", "goal", "item") and m.speakable:
-            item_words.setdefault(index, set()).update(
+            naming = {
                 w
                 for w in tokens(str(m.slot.value))
                 if w not in _STOP
                 and w not in _GENERIC_NOUNS
                 and (last != "goal" or w not in _NOT_NAMING)
-            )
+            }
+            item_words.setdefault(index, set()).update(naming)
+            if m.sub is not None:
+                sub_words.setdefault((index, m.sub), set()).update(naming)
     longest = max((m.longest for m in matchers), default=1)
     values = {s.name: s.value for s in script.slots}
     return CompiledScript(
@@ -490,6 +502,7 @@ def compile_script(text: str) -> CompiledScript:
         frozenset(m.slot.name for m in matchers if m.speakable),
         values,
         {**values, **dict(script.switch.changes)} if script.switch is not None else values,
+        sub_words={k: frozenset(v) for k, v in sub_words.items()},
     )
 
 
@@ -542,9 +555,20 @@ def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
     words, grams, said = _question(question, compiled.longest)
     named = {i for i, ws in compiled.item_words.items() if not ws.isdisjoint(said)}
     narrow = bool(named) and len(compiled.item_words) > 1
+    # A journey cart step's items are told apart as a cart's are: "What size for the
+    # tumbler?" was answered with the bra's size, the only "size" of the step.
+    subs = {k for k, ws in compiled.sub_words.items() if not ws.isdisjoint(said)}
+    steps_named = {i for i, _ in subs}
 
     def of_named(ms: list[_Matcher]) -> list[_Matcher]:
-        return [m for m in ms if m.item is None or m.item in named] if narrow else ms
+        ms = [m for m in ms if m.item is None or m.item in named] if narrow else ms
+        if subs:
+            ms = [
+                m
+                for m in ms
+                if m.sub is None or m.item not in steps_named or (m.item, m.sub) in subs
+            ]
+        return ms
 
     hits = [m for m in compiled.matchers if not grams.isdisjoint(m.strong)]
     hits = of_named([m for m in hits if not _generic_only_elsewhere(m, words, grams, hits)])

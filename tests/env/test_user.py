@@ -255,6 +255,32 @@ def test_a_return_or_exchange_question_is_about_the_action_only():
     assert names("Which storage would you like?", s) == ["exchange.storage"]
 
 
+def test_a_journey_cart_item_named_asks_about_that_item_only():
+    """ "Which size for the tumbler?" got the bra's size: a journey's cart items shared their
+    step's index, so naming one narrowed to the step, whose only "size" was the bra's."""
+
+    def slot(name, value, label, kind="variant", omitted=True):
+        return ScriptSlot(name=name, value=value, kind=kind, label=label, omitted=omitted)
+
+    steps = [
+        slot("steps.0.goal", "the bra and the insulated tumbler", "item", "text", False),
+        slot("steps.0.items.0.desc", "bra", "item", "text", False),
+        slot("steps.0.items.0.variant.bra_size", "Size 34D", "size"),
+        slot("steps.0.items.1.desc", "Woods Signature insulated tumbler", "item", "text", False),
+        slot("steps.0.items.1.variant.capacity", "32 oz", "capacity"),
+        slot("steps.1.goal", "hdmi cables", "item", "text", False),
+    ]
+    s = UserScript(style="polite", slots=steps)
+    assert names("Which size would you like for the tumbler?", s) == []
+    assert names("Which size for the tumbler: 32 oz or 40 oz?", s) == [
+        "steps.0.items.1.variant.capacity"
+    ]
+    assert names("Which size for the bra?", s) == ["steps.0.items.0.variant.bra_size"]
+    assert names("Which size for the bra and the tumbler?", s) == [
+        "steps.0.items.0.variant.bra_size"
+    ]
+
+
 def test_a_generic_noun_names_no_journey_step():
     """ "Which items for back to school?" also got the step "how long … to return an item"."""
     steps = [
