@@ -42,6 +42,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 _ITEM_FIELD = re.compile(r"^(?P<item>(?:.+\.)?items\.\d+)\.(?P<field>desc|qty|variant\..+)$")
 #: A project's must-have (bundle; a journey's are labelled "extra must-have" already).
 _MUST_HAVE = re.compile(r"^must\.\d+$")
+#: Words that ask about every item of a list, whichever one the question names.
+_EACH = frozenset({"each", "every", "all", "both"})
 #: A journey cart step's item (``steps.<i>.items.<j>.…``).
 _STEP_ITEM = re.compile(r"^steps\.\d+\.items\.(?P<item>\d+)\.")
 #: A journey returns step's replacement value (``steps.<i>.exchange.<axis>``).
@@ -556,8 +558,13 @@ def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
     named = {i for i, ws in compiled.item_words.items() if not ws.isdisjoint(said)}
     narrow = bool(named) and len(compiled.item_words) > 1
     # A journey cart step's items are told apart as a cart's are: "What size for the
-    # tumbler?" was answered with the bra's size, the only "size" of the step.
-    subs = {k for k, ws in compiled.sub_words.items() if not ws.isdisjoint(said)}
+    # tumbler?" was answered with the bra's size, the only "size" of the step. A question
+    # about "each" (every, all, both) item asks about them all, whichever it names.
+    subs = (
+        {k for k, ws in compiled.sub_words.items() if not ws.isdisjoint(said)}
+        if said.isdisjoint(_EACH)
+        else set()
+    )
     steps_named = {i for i, _ in subs}
 
     def of_named(ms: list[_Matcher]) -> list[_Matcher]:

@@ -279,6 +279,10 @@ def test_a_journey_cart_item_named_asks_about_that_item_only():
     assert names("Which size for the bra and the tumbler?", s) == [
         "steps.0.items.0.variant.bra_size"
     ]
+    # "each" asks about every item, whichever the question names.
+    assert names("About the tumbler: what size is each one?", s) == [
+        "steps.0.items.0.variant.bra_size"
+    ]
 
 
 def test_a_generic_noun_names_no_journey_step():
