@@ -392,6 +392,29 @@ def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
     return _Matcher(slot, strong, weak, longest, index, speakable, values, sub)
 
 
+#: A counted variant axis → the words a shopper is asked it in. Its head word "count" is a
+#: quantity word too: "Which pack size?" and "Which bottle size?" got "I don't know", and
+#: "How many tablets should the bottle have?" got the number of bottles. Single words take a
+#: "how many" from the quantity (:func:`_generic_only_elsewhere`), so "pack" is said in
+#: phrases only: "How many packs?" asks the quantity.
+_COUNT_AXIS_WORDS: dict[str, tuple[str, ...]] = {
+    "pack_count": ("pack size", "size pack", "per pack", "in a pack", "in each pack", "which pack"),
+    "tablet_count": (
+        "size",
+        "bottle size",
+        "size bottle",
+        "per bottle",
+        "in a bottle",
+        "in each bottle",
+        "tablet",
+        "capsule",
+        "caplet",
+        "softgel",
+        "gummies",
+    ),
+}
+
+
 @lru_cache(maxsize=8192)
 def _variant_phrases(axis: str, value: str) -> tuple[Phrases, Phrases]:
     """More ways to ask about a cart item's variant axis: (its noun, its own value).
@@ -400,9 +423,11 @@ def _variant_phrases(axis: str, value: str) -> tuple[Phrases, Phrases]:
     agent reads the axis from catalog_get_variants and asks "which format?", which matched
     nothing and got "it doesn't matter to me". The value: "Gray, Olive or White?" lists the
     options read off the variants; a shopper whose colour is Olive answers it. A value of one
-    letter ("M") is left out: it would match stray letters of other questions.
+    letter ("M") is left out: it would match stray letters of other questions. A counted
+    axis adds its pack's or bottle's words (:data:`_COUNT_AXIS_WORDS`).
     """
-    head = frozenset(t for t in map(_phrase, [w for w in axis.split("_") if w != "us"][-1:]) if t)
+    nouns = [w for w in axis.split("_") if w != "us"][-1:] + list(_COUNT_AXIS_WORDS.get(axis, ()))
+    head = frozenset(t for t in map(_phrase, nouns) if t)
     said = _phrase(value)
     if not said or (len(said) == 1 and len(said[0]) == 1) or set(said) <= _STOP:
         return head, frozenset()

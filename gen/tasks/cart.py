@@ -71,6 +71,10 @@ Version history:
           shows ``now`` (noon of the episode's day), which "yesterday" counts from, and the
           system prompt says to take the view from the time the customer names; the oracle
           picks the view whose time fits the phrase from the tool's result. Rows change.
+          A pack or tablet count is asked for by its pack or bottle ("Which pack size?", "How
+          many tablets per bottle?", "Which bottle size?"): its head word "count" is also a
+          quantity word, so those got "I don't know" or the number of units bought, read as
+          the count (7 of 160 tasks at d = 4/8/10/12 on 5k products hold such an item).
 """
 
 from __future__ import annotations

@@ -598,6 +598,53 @@ def test_a_variant_axis_is_asked_about_by_its_last_word(question, expected):
     assert set(names(question, s)) == expected
 
 
+#: A cart whose items are counted by the pack and by the tablet (their axes end in "count").
+COUNTS = [
+    ScriptSlot(name="items.0.desc", value="Walter Labs batteries", kind="text", label="item"),
+    ScriptSlot(
+        name="items.0.variant.pack_count",
+        value="12-Pack",
+        kind="variant",
+        label="pack count",
+        omitted=True,
+    ),
+    ScriptSlot(name="items.0.qty", value=1, kind="quantity", label="quantity", omitted=True),
+    ScriptSlot(name="items.1.desc", value="Turnora pain reliever", kind="text", label="item"),
+    ScriptSlot(
+        name="items.1.variant.tablet_count",
+        value="30 Count",
+        kind="variant",
+        label="tablet count",
+        omitted=True,
+    ),
+    ScriptSlot(name="items.1.qty", value=2, kind="quantity", label="quantity", omitted=True),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Which pack size would you like for the batteries?", {"items.0.variant.pack_count"}),
+        ("What size pack of batteries do you want?", {"items.0.variant.pack_count"}),
+        ("How many batteries per pack?", {"items.0.variant.pack_count", "items.0.qty"}),
+        ("How many packs of batteries would you like?", {"items.0.qty"}),
+        ("Which bottle size for the pain reliever?", {"items.1.variant.tablet_count"}),
+        ("Which size for the pain reliever?", {"items.1.variant.tablet_count"}),
+        (
+            "How many tablets should the pain reliever bottle have?",
+            {"items.1.variant.tablet_count"},
+        ),
+        ("How many bottles of the pain reliever?", {"items.1.qty"}),
+    ],
+)
+def test_a_count_axis_is_asked_about_by_its_pack_or_bottle(question, expected):
+    """A pack or tablet count's head word is "count", a quantity word too: "Which pack size?"
+    and "Which bottle size?" got "I don't know", and "How many tablets should the bottle
+    have?" got the number of bottles ("2"), which an agent reads as the tablet count."""
+    s = UserScript(style="polite", slots=COUNTS, never_say=[])
+    assert set(names(question, s)) == expected
+
+
 def test_a_named_step_s_weak_words_stand_in_when_its_strong_ones_match_elsewhere():
     """ "For the laptop bags: any features you need?" matched the other step's must-haves by
     "need", the named step dropped them, and "feature" was never tried: "I don't know"."""
