@@ -504,21 +504,27 @@ def compile_script(text: str) -> CompiledScript:
         raise ConfigError(f"invalid user_script: {' '.join(first[:3])}") from None
     never = tuple(script.never_say)
     matchers = tuple(_compile(s, never) for s in script.slots)
+    # An item swapped in or added by a change of mind is named by its new words too: "How
+    # many knife sets and how many video games?" named the game alone, and the knife set
+    # that replaced a thermometer got no answer.
+    changed = script.switch.changes if script.switch is not None else []
+    named = [(m.slot.name, m.slot.value) for m in matchers if m.speakable]
     item_words: dict[int, set[str]] = {}
     sub_words: dict[tuple[int, int], set[str]] = {}
-    for m in matchers:
-        last, index = _segments(m.slot.name)
-        if index is not None and last in ("desc", "goal", "item") and m.speakable:
+    for name, value in [*named, *changed]:
+        last, index = _segments(name)
+        if index is not None and last in ("desc", "goal", "item"):
             naming = {
                 w
-                for w in tokens(str(m.slot.value))
+                for w in tokens(str(value))
                 if w not in _STOP
                 and w not in _GENERIC_NOUNS
                 and (last != "goal" or w not in _NOT_NAMING)
             }
             item_words.setdefault(index, set()).update(naming)
-            if m.sub is not None:
-                sub_words.setdefault((index, m.sub), set()).update(naming)
+            nested = _STEP_ITEM.match(name)
+            if nested:
+                sub_words.setdefault((index, int(nested["item"])), set()).update(naming)
     longest = max((m.longest for m in matchers), default=1)
     values = {s.name: s.value for s in script.slots}
     return CompiledScript(

@@ -75,6 +75,10 @@ Version history:
           many tablets per bottle?", "Which bottle size?"): its head word "count" is also a
           quantity word, so those got "I don't know" or the number of units bought, read as
           the count (7 of 160 tasks at d = 4/8/10/12 on 5k products hold such an item).
+          An item swapped in or added by a change of mind is named by its own words: "How
+          many knife sets and how many video games?" named the game alone (the knife set's
+          words were not known as the item's) and got the game's quantity only. 15 of 60
+          tasks at d = 4/8/12 on 5k products swap or add an item, 5 with a value to ask.
 """
 
 from __future__ import annotations

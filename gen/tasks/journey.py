@@ -223,7 +223,8 @@ Version history:
           d = 4/8/10/12 on 5k products hold an item whose "Which size/color for the …?" got
           only another item's value; 0 now). Replies only.
           A cart step's pack or tablet count is asked for by its pack or bottle ("Which pack
-          size?", "Which bottle size?"), as in cart 1.2.
+          size?", "Which bottle size?"), as in cart 1.2. An item swapped in or added by a
+          change of mind is named by its own words, as in cart 1.2.
 """
 
 from __future__ import annotations

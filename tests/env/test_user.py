@@ -369,6 +369,20 @@ def test_a_must_have_added_to_a_project_is_said_as_extra(episode):
     assert "the extra must-have should be sleeping bag as well" in reply
 
 
+@pytest.mark.parametrize("kind", ["swap_item", "add_item"])
+def test_an_item_named_by_a_change_of_mind_is_named_by_its_new_words(kind):
+    """ "How many Dean Classic knife sets and how many Buckley Rift video games?" after the
+    customer swapped a thermometer for the knife set got the game's quantity alone: the
+    question named the game, and the knife set's words were not known as the item's."""
+    index = 1 if kind == "swap_item" else 2
+    slots = [*SLOTS, ScriptSlot(name="items.2.qty", value=4, kind="quantity", label="quantity")]
+    sw = ScriptSwitch(kind=kind, turn=1, changes=[(f"items.{index}.desc", "bird feeder")])
+    s = UserScript(style="polite", slots=slots, never_say=[PID, VID], switch=sw)
+    asked = set(names("How many wool socks and how many bird feeders would you like?", s))
+    assert {"items.0.qty", f"items.{index}.qty"} <= asked
+    assert set(names("Which colour for the bird feeder?", s)).isdisjoint({"items.0.variant.color"})
+
+
 def test_a_change_outside_an_item_list_is_said_as_before(episode):
     sw = ScriptSwitch(kind="raise_budget", turn=1, changes=[("price_max", 100)])
     env = episode(script(switch=sw))
