@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 from shopgen.gen.render import render_user_reply
@@ -477,7 +477,8 @@ class CompiledScript:
             )
             names = tuple(s.name for s in slots)
             omitted = tuple(s.name for s in slots if s.omitted)
-            hit = self.answers.put(question, Answerable(slots, where, names, omitted))
+            items = named_items(self, question)
+            hit = self.answers.put(question, Answerable(slots, where, names, omitted, items))
         return hit
 
 
@@ -488,6 +489,7 @@ class Answerable(NamedTuple):
     where: tuple[int, ...]  # their positions in the script (a reply's memo key; names repeat)
     names: tuple[str, ...]  # their names, as the question's record lists them
     omitted: tuple[str, ...]  # the names of those the first message left out
+    items: tuple[int, ...] = ()  # the list items the question names (:func:`named_items`)
 
 
 @lru_cache(maxsize=8192)
@@ -577,6 +579,12 @@ def _question(
     return words, _grams(words, longest), frozenset(words)
 
 
+def named_items(compiled: CompiledScript, question: str) -> tuple[int, ...]:
+    """The indices of the list items (cart items, journey steps) ``question`` names."""
+    said = _question(question, compiled.longest)[2]
+    return tuple(sorted(i for i, ws in compiled.item_words.items() if not ws.isdisjoint(said)))
+
+
 def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
     """The slots ``question`` asks about (speakable or not), in script order.
 
@@ -586,7 +594,7 @@ def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
     named step then dropped, and the weak "feature" was never tried ("I don't know").
     """
     words, grams, said = _question(question, compiled.longest)
-    named = {i for i, ws in compiled.item_words.items() if not ws.isdisjoint(said)}
+    named = set(named_items(compiled, question))
     narrow = bool(named) and len(compiled.item_words) > 1
     # A journey cart step's items are told apart as a cart's are: "What size for the
     # tumbler?" was answered with the bra's size, the only "size" of the step. A question
@@ -659,7 +667,9 @@ def naming_the_item(slot: Slot, script: dict[str, ScriptSlot]) -> Slot:
     return replace(slot, label=label, value=f"{slot.value} as well")
 
 
-def naming_items_apart(slots: tuple[Slot, ...], values: dict[str, Any]) -> tuple[Slot, ...]:
+def naming_items_apart(
+    slots: tuple[Slot, ...], values: dict[str, Any], *, one_named: bool = True
+) -> tuple[Slot, ...]:
     """An answer's slots, each item's quantity and variants naming the item when it states several.
 
     "Which colours?" about two items was answered "the color is Navy and the color is Red",
@@ -669,11 +679,16 @@ def naming_items_apart(slots: tuple[Slot, ...], values: dict[str, Any]) -> tuple
     (``values``, after a said switch): "Navy for the wool socks", "2 for the desk lamp". The
     value stays first and is written out whole (a protected ``attr``: typo noise leaves the
     number and the name intact), so a reply stating values only says the items too. An
-    answer about one item, or an item the customer has not described yet, is said as before.
+    answer about one item is said as before when the question named that one alone
+    (``one_named``); to a question naming several items or none, in a list of several, it
+    names its item too: "Which colour for the cocktail table and the swimsuit?" got
+    "Black.", the swimsuit's, which an agent could read as the table's. An item the customer
+    has not described yet is said as before.
     """
     fields = [_ITEM_FIELD.match(s.name) for s in slots]
     fields = [m if m and m["field"] != "desc" else None for m in fields]
-    if len({m["item"] for m in fields if m}) < 2:
+    items = {m["item"] for m in fields if m}
+    if len(items) < 2 and (one_named or not items or _described(values) < 2):
         return slots
     out = []
     for s, m in zip(slots, fields, strict=True):
@@ -684,6 +699,11 @@ def naming_items_apart(slots: tuple[Slot, ...], values: dict[str, Any]) -> tuple
             s if desc is None else replace(s, value=f"{s.display()} for the {desc}", kind="attr")
         )
     return tuple(out)
+
+
+def _described(values: dict[str, Any]) -> int:
+    """How many list items the customer has described (a ``….desc`` they hold)."""
+    return sum(1 for name in values if name.endswith(".desc") and _ITEM_FIELD.match(name))
 
 
 def naming_the_exchange(slots: tuple[Slot, ...], values: dict[str, Any]) -> tuple[Slot, ...]:
@@ -816,9 +836,11 @@ class SimulatedUser:
         switch_text = self._switch_due(turn)
         if switch_text:
             parts.append(switch_text)
-        answered, where, names, omitted = self.compiled.answerable(question)
+        answered, where, names, omitted, items = self.compiled.answerable(question)
         if answered:
-            parts.append(self._render("answer", where, lambda: self._answer_slots(answered)))
+            one = len(items) == 1  # a question naming one item (its values go unnamed)
+            make = partial(self._answer_slots, answered, one)
+            parts.append(self._render("answer", (where, one), make))
             revealed = self.revealed
             for name in omitted:
                 if name not in revealed:
@@ -839,10 +861,11 @@ class SimulatedUser:
         self.switch_said = True
         return self._render("change_mind", (), self._switch_slots)
 
-    def _answer_slots(self, answered: tuple[ScriptSlot, ...]) -> tuple[Slot, ...]:
+    def _answer_slots(self, answered: tuple[ScriptSlot, ...], one_named: bool) -> tuple[Slot, ...]:
         current = self._current()
         slots = tuple(self._slot(s, current[s.name]) for s in answered)
-        slots = naming_the_exchange(naming_items_apart(slots, current), current)
+        slots = naming_items_apart(slots, current, one_named=one_named)
+        slots = naming_the_exchange(slots, current)
         return naming_steps_apart(slots, current)
 
     def _switch_slots(self) -> tuple[Slot, ...]:
@@ -872,12 +895,14 @@ class SimulatedUser:
             return Slot(name=name, value=value, kind="text", label=name.rsplit(".", 1)[-1])
 
     def _render(
-        self, kind: str, where: tuple[int, ...], make: Callable[[], tuple[Slot, ...]]
+        self, kind: str, where: tuple[Any, ...], make: Callable[[], tuple[Slot, ...]]
     ) -> str:
         """The next reply of ``kind`` stating ``make()``, the slots at script positions ``where``.
 
-        A reply is a pure function of the script and the key below (the slots' values follow
-        from their positions and whether the switch was said), so it is remembered on the
+        ``where`` keys what ``make`` states: an answer's slot positions and whether the
+        question named one item (:func:`naming_items_apart`). A reply is a pure function of
+        the script and the key below (the slots' values follow from their positions and
+        whether the switch was said), so it is remembered on the
         compiled script, and a replayed episode neither builds the slots nor renders again.
         """
         key = (self.env, self.seed, self.task_id, self.replies, kind, where, self.switch_said)

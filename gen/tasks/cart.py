@@ -79,6 +79,10 @@ Version history:
           many knife sets and how many video games?" named the game alone (the knife set's
           words were not known as the item's) and got the game's quantity only. 15 of 60
           tasks at d = 4/8/12 on 5k products swap or add an item, 5 with a value to ask.
+          One item's value also names its item when the question named several items or
+          none: "Which colour for the cocktail table and the swimsuit?" got "Black.", the
+          swimsuit's, which read as the table's too (25 of 60 tasks at d = 4/8/12 on 5k
+          products hold two items or more and one omitted colour).
 """
 
 from __future__ import annotations

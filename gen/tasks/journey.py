@@ -224,7 +224,8 @@ Version history:
           only another item's value; 0 now). Replies only.
           A cart step's pack or tablet count is asked for by its pack or bottle ("Which pack
           size?", "Which bottle size?"), as in cart 1.2. An item swapped in or added by a
-          change of mind is named by its own words, as in cart 1.2.
+          change of mind is named by its own words, as in cart 1.2. One item's value names
+          its item when the question named several items or none, as in cart 1.2.
 """
 
 from __future__ import annotations

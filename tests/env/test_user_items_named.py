@@ -75,3 +75,24 @@ def test_an_added_item_is_named_once_the_customer_said_it(ask):
     sw = ScriptSwitch(kind="add_item", turn=1, changes=[("items.2.desc", "bird feeder")])
     reply = ask(script(switch=sw))("How many of each do you need?")
     assert "4 for the bird feeder" in reply
+
+
+#: Two items, only the first sold in colours: a colour question gets one item's value.
+ONE_COLOURED = [s for s in SLOTS if s.name != "items.1.variant.color"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which colour would you like for the wool socks and the desk lamp?",
+        "Which colour would you like?",
+    ],
+)
+@pytest.mark.parametrize("style", ["polite", "terse"])
+def test_one_item_s_value_names_it_unless_the_question_named_it_alone(ask, question, style):
+    """ "Which colour for the cocktail table and the swimsuit?" got "Black.": the swimsuit's
+    colour, which the agent could as well read as the table's (it is sold in Black too)."""
+    s = UserScript(style=style, slots=ONE_COLOURED, p_short=1.0 if style == "terse" else 0.0)
+    reply = ask(s)(question)
+    assert "Navy for the wool socks" in reply
+    assert "desk lamp" not in reply
