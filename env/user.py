@@ -392,13 +392,18 @@ def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
     return _Matcher(slot, strong, weak, longest, index, speakable, values, sub)
 
 
-#: A counted variant axis → the words a shopper is asked it in. Its head word "count" is a
+#: A variant axis → more words a shopper is asked it in. A count's head word "count" is a
 #: quantity word too: "Which pack size?" and "Which bottle size?" got "I don't know", and
 #: "How many tablets should the bottle have?" got the number of bottles. Single words take a
 #: "how many" from the quantity (:func:`_generic_only_elsewhere`), so "pack" is said in
 #: phrases only: "How many packs?" asks the quantity.
-_COUNT_AXIS_WORDS: dict[str, tuple[str, ...]] = {
+_AXIS_WORDS: dict[str, tuple[str, ...]] = {
     "pack_count": ("pack size", "size pack", "per pack", "in a pack", "in each pack", "which pack"),
+    # A furniture finish (Oak, Walnut, Black) and a lipstick's or foundation's shade are
+    # their colour to a shopper: "Which colour for the cocktail table?" got no answer.
+    "finish": _COLOR,
+    "shade": _COLOR,
+    "makeup_shade": _COLOR,
     "tablet_count": (
         "size",
         "bottle size",
@@ -424,9 +429,10 @@ def _variant_phrases(axis: str, value: str) -> tuple[Phrases, Phrases]:
     nothing and got "it doesn't matter to me". The value: "Gray, Olive or White?" lists the
     options read off the variants; a shopper whose colour is Olive answers it. A value of one
     letter ("M") is left out: it would match stray letters of other questions. A counted
-    axis adds its pack's or bottle's words (:data:`_COUNT_AXIS_WORDS`).
+    axis adds its pack's or bottle's words, a finish or shade the colour words
+    (:data:`_AXIS_WORDS`).
     """
-    nouns = [w for w in axis.split("_") if w != "us"][-1:] + list(_COUNT_AXIS_WORDS.get(axis, ()))
+    nouns = [w for w in axis.split("_") if w != "us"][-1:] + list(_AXIS_WORDS.get(axis, ()))
     head = frozenset(t for t in map(_phrase, nouns) if t)
     said = _phrase(value)
     if not said or (len(said) == 1 and len(said[0]) == 1) or set(said) <= _STOP:

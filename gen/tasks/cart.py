@@ -83,6 +83,9 @@ Version history:
           none: "Which colour for the cocktail table and the swimsuit?" got "Black.", the
           swimsuit's, which read as the table's too (25 of 60 tasks at d = 4/8/12 on 5k
           products hold two items or more and one omitted colour).
+          A furniture finish (Oak, Walnut) and a makeup shade are asked for as a colour too:
+          "Which colour would you like for the cocktail table?" got no answer (4 of 60 tasks
+          at d = 4/8/12 on 5k products omit a finish or shade).
 """
 
 from __future__ import annotations

@@ -659,6 +659,31 @@ def test_a_count_axis_is_asked_about_by_its_pack_or_bottle(question, expected):
     assert set(names(question, s)) == expected
 
 
+@pytest.mark.parametrize(
+    ("axis", "value", "question"),
+    [
+        ("finish", "Oak", "Which colour would you like for the cocktail table?"),
+        ("shade", "Berry", "What color lipstick would you like?"),
+        ("makeup_shade", "Medium Tan", "Which colour of foundation?"),
+    ],
+)
+def test_a_finish_or_shade_is_asked_about_as_a_colour(axis, value, question):
+    """A table's finish (Oak, Walnut, Black) and a lipstick's shade are its colour to a
+    shopper: "Which colour would you like for the cocktail table?" got no answer."""
+    slots = [
+        ScriptSlot(name="items.0.desc", value="cocktail table", kind="text", label="item"),
+        ScriptSlot(
+            name=f"items.0.variant.{axis}",
+            value=value,
+            kind="variant",
+            label=axis.replace("_", " "),
+            omitted=True,
+        ),
+    ]
+    s = UserScript(style="polite", slots=slots, never_say=[])
+    assert names(question, s) == [f"items.0.variant.{axis}"]
+
+
 def test_a_named_step_s_weak_words_stand_in_when_its_strong_ones_match_elsewhere():
     """ "For the laptop bags: any features you need?" matched the other step's must-haves by
     "need", the named step dropped them, and "feature" was never tried: "I don't know"."""
