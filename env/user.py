@@ -329,6 +329,8 @@ class _Matcher:
     values: Phrases = frozenset()
     #: A journey cart step's item index (``steps.0.items.2.…`` → 2; ``item`` is the step's).
     sub: int | None = None
+    #: A cart variant's one-letter size ("M"), asked in a list of size codes (:func:`_sizes`).
+    letter: str = ""
 
 
 @lru_cache(maxsize=8192)
@@ -389,7 +391,10 @@ def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
     speakable = slot.kind != "id" and not any(s and s in text for s in never_say)
     nested = _STEP_ITEM.match(slot.name)
     sub = int(nested["item"]) if nested else None
-    return _Matcher(slot, strong, weak, longest, index, speakable, values, sub)
+    letter = ""
+    if slot.kind == "variant" and not exchange and _SIZE_CODE.fullmatch(text) and len(text) == 1:
+        letter = text
+    return _Matcher(slot, strong, weak, longest, index, speakable, values, sub, letter)
 
 
 #: A variant axis → more words a shopper is asked it in. A count's head word "count" is a
@@ -573,6 +578,23 @@ def _generic_only_elsewhere(
     )
 
 
+#: An apparel size code as a question lists it, in capitals ("S", "XL", "2XL").
+_SIZE_CODE = re.compile(r"X{0,3}S|M|X{0,3}L|[2-5]XL")
+_SIZE_CODES = re.compile(rf"\b(?:{_SIZE_CODE.pattern})\b")
+
+
+@lru_cache(maxsize=4096)
+def _sizes(question: str) -> frozenset[str]:
+    """The size codes ``question`` lists, when it lists two or more ("S, M or L?").
+
+    A one-letter size is left out of the options a question can list by value
+    (:func:`_variant_phrases`): "m" of "I'm" would match it. Written in capitals, two or more
+    codes are a list of sizes, and the customer whose size is one of them answers.
+    """
+    codes = frozenset(_SIZE_CODES.findall(question))
+    return codes if len(codes) >= 2 else frozenset()
+
+
 @lru_cache(maxsize=4096)
 def _question(
     question: str, longest: int
@@ -627,8 +649,13 @@ def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
     if not hits:
         # Options listed without the axis's name ("Gray, Olive or White?"), when they are of
         # the item the question names: "White" of a "White Studio speaker" asks no colour.
+        sizes = _sizes(question)
         hits = of_named(
-            [m for m in compiled.matchers if m.values and not grams.isdisjoint(m.values)]
+            [
+                m
+                for m in compiled.matchers
+                if (m.values and not grams.isdisjoint(m.values)) or (m.letter and m.letter in sizes)
+            ]
         )
     # Weak words count when no specific word matched ("anything else that matters to you?"
     # asks for the preference and openly: the preference is no specific requirement). Words

@@ -226,7 +226,8 @@ Version history:
           size?", "Which bottle size?"), as in cart 1.2. An item swapped in or added by a
           change of mind is named by its own words, as in cart 1.2. One item's value names
           its item when the question named several items or none, and a finish or shade is
-          asked for as a colour, as in cart 1.2.
+          asked for as a colour, and one-letter sizes listed as options ("S, M or L?") are
+          answered, as in cart 1.2.
 """
 
 from __future__ import annotations

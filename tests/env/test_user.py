@@ -684,6 +684,36 @@ def test_a_finish_or_shade_is_asked_about_as_a_colour(axis, value, question):
     assert names(question, s) == [f"items.0.variant.{axis}"]
 
 
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("For the tank top: XS, S, M, L or XL?", ["items.0.variant.apparel_size"]),
+        ("Would you like the tank top in S, M or L?", ["items.0.variant.apparel_size"]),
+        ("I'm checking the tank top: what's the colour?", ["items.0.variant.color"]),
+        ("Would you like the tank top in M?", []),
+    ],
+)
+def test_one_letter_sizes_listed_as_options_are_answered(question, expected):
+    """ "S, M or L?" listed the sizes read off the variants, and a customer whose size is M
+    did not answer: a one-letter value was left out of the options a question can list (it
+    would match stray letters). Capital size codes, two or more, are a list of sizes."""
+    slots = [
+        ScriptSlot(name="items.0.desc", value="tank top", kind="text", label="item"),
+        ScriptSlot(
+            name="items.0.variant.apparel_size",
+            value="M",
+            kind="variant",
+            label="size",
+            omitted=True,
+        ),
+        ScriptSlot(
+            name="items.0.variant.color", value="Gray", kind="variant", label="color", omitted=True
+        ),
+    ]
+    s = UserScript(style="polite", slots=slots, never_say=[])
+    assert names(question, s) == expected
+
+
 def test_a_named_step_s_weak_words_stand_in_when_its_strong_ones_match_elsewhere():
     """ "For the laptop bags: any features you need?" matched the other step's must-haves by
     "need", the named step dropped them, and "feature" was never tried: "I don't know"."""
