@@ -20,7 +20,7 @@ from shopgen.env import parsing
 from shopgen.env.episode import ShopEnv
 from shopgen.env.parsing import parse_assistant, parse_shared
 from shopgen.env.tools import dialogue
-from shopgen.env.user import SimulatedUser, compile_script, match_slots
+from shopgen.env.user import SimulatedUser, compile_script, match_slots, tokens
 from shopgen.gen.store import BoundedCache
 from shopgen.policies import POLICIES
 from shopgen.policies import play as play_policy
@@ -231,10 +231,13 @@ def test_shared_parses_of_equal_values_of_other_types_are_their_own(values):
 
 
 def _reference_answerable(compiled, question):
-    """The slots a question gets answered, and what reply recorded of them, read slot by slot."""
+    """The slots a question gets answered, what reply recorded of them, and the items it names."""
     slots = tuple(s for s in match_slots(compiled, question) if s.name in compiled.speakable)
     where = tuple(next(i for i, m in enumerate(compiled.matchers) if m.slot is s) for s in slots)
-    return slots, where, tuple(s.name for s in slots), tuple(s.name for s in slots if s.omitted)
+    said = set(tokens(question))
+    items = tuple(sorted(i for i, words in compiled.item_words.items() if said & words))
+    names = tuple(s.name for s in slots)
+    return slots, where, names, tuple(s.name for s in slots if s.omitted), items
 
 
 @pytest.fixture(scope="module")
