@@ -9,8 +9,8 @@ such as "What shade?", "which colours" or "how many do you need" all land. *Weak
 ("item", "order", "when") count only when no specific word matched, so "what size is the
 item?" answers the size, not the item; the preference (kind ``preference``, asked by "how
 much does price matter", "favourite brands", "how important"…) is no specific word, so
-"anything else that matters?" also gets what an open question gets. With several cart items, a question naming one item's
-words narrows the answer to that item.
+"anything else that matters?" also gets what an open question gets. With several cart
+items, a question naming one item's words narrows the answer to that item.
 
 Replies are rendered by :func:`shopgen.gen.render.render_user_reply` in the customer's style
 with the script's noise, from ``stream(task.seed, "user", task.task_id, reply_index)``: the
@@ -266,11 +266,12 @@ _STOP = frozenset(
 #: school?" got that step's topic as an answer too).
 _GENERIC_NOUNS = frozenset({"item", "product", "order", "thing", "one"})
 
-#: Words of a journey step's goal (``steps.<i>.goal``) that name no step either: the question words of policy topics
-#: ("how much shipping costs", "how long I have to return an item", "whether …") and the four
-#: factors the system prompt tells the agent to ask about. "How much does price matter to
-#: you?" was taken as naming a "how much shipping costs" step alone, and the customer
-#: answered a discovery step's preference question with the policy step's order total.
+#: Words of a journey step's goal (``steps.<i>.goal``) that name no step either: the
+#: question words of policy topics ("how much shipping costs", "how long I have to return
+#: an item", "whether …") and the four factors the system prompt tells the agent to ask
+#: about. "How much does price matter to you?" was taken as naming a "how much shipping
+#: costs" step alone, and the customer answered a discovery step's preference question with
+#: the policy step's order total.
 _NOT_NAMING = frozenset(
     {"much", "many", "long", "whether", "have", "if", "after", "ask", "use", "take", "back"}
     | {"about", "get", "price", "rating", "delivery", "brand"}

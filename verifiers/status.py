@@ -27,9 +27,9 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     """Grade the final message: status (and nothing contradicting it), date, tracking, carrier.
 
     Each part is stated alone: the true status and no other, the date and no date that is
-    not the order's (``order_dates``) or today's, and not in a bare list of dates that does not
-    say which is which, the tracking number and no other, the carrier and no other; and the order must
-    have been looked up.
+    not the order's (``order_dates``) or today's, and not in a bare list of dates that does
+    not say which is which, the tracking number and no other, the carrier and no other; and
+    the order must have been looked up.
     """
     goal = decoded(task, "goal")
     text = state.final_text or ""
