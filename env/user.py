@@ -373,6 +373,8 @@ def _words(
         # head word, not the name's ("shoe_size_us" is labelled "size").
         head = label.rsplit(" ", 1)[-1]
         strong += [head, *_SPELLED.get(head, ())]
+    if kind == "variant" and last and not exchange:
+        strong += _axis_words(last)
     weak = list(WEAK_WORDS.get(last or "", ())) + list(WEAK_WORDS.get(kind, ()))
     strong_set = frozenset(t for t in map(_phrase, strong) if t)
     weak_set = frozenset(t for t in map(_phrase, weak) if t)
@@ -386,9 +388,8 @@ def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
     text = str(slot.value)
     values: Phrases = frozenset()
     if slot.kind == "variant" and not exchange and last:
-        head, values = _variant_phrases(last, text)
-        strong = strong | head
-        longest = max(longest, *map(len, head | values))
+        values = _option_phrases(text)
+        longest = max([longest, *map(len, values)])
     speakable = slot.kind != "id" and not any(s and s in text for s in never_say)
     nested = _STEP_ITEM.match(slot.name)
     sub = int(nested["item"]) if nested else None
@@ -426,24 +427,28 @@ _AXIS_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 
-@lru_cache(maxsize=8192)
-def _variant_phrases(axis: str, value: str) -> tuple[Phrases, Phrases]:
-    """More ways to ask about a cart item's variant axis: (its noun, its own value).
+def _axis_words(axis: str) -> list[str]:
+    """More ways to ask about a variant axis than its name and label.
 
     The axis's last word ("format" of ``book_format``, "inseam" of ``womens_inseam``): the
     agent reads the axis from catalog_get_variants and asks "which format?", which matched
-    nothing and got "it doesn't matter to me". The value: "Gray, Olive or White?" lists the
-    options read off the variants; a shopper whose colour is Olive answers it. A value of one
-    letter ("M") is left out: it would match stray letters of other questions. A counted
-    axis adds its pack's or bottle's words, a finish or shade the colour words
-    (:data:`_AXIS_WORDS`).
+    nothing and got "it doesn't matter to me". A counted axis adds its pack's or bottle's
+    words, a finish or shade the colour words (:data:`_AXIS_WORDS`).
     """
-    nouns = [w for w in axis.split("_") if w != "us"][-1:] + list(_AXIS_WORDS.get(axis, ()))
-    head = frozenset(t for t in map(_phrase, nouns) if t)
+    return [w for w in axis.split("_") if w != "us"][-1:] + list(_AXIS_WORDS.get(axis, ()))
+
+
+@lru_cache(maxsize=8192)
+def _option_phrases(value: str) -> Phrases:
+    """A variant's own value as an option a question may list ("Gray, Olive or White?").
+
+    A shopper whose colour is Olive answers it. A value of one letter ("M") is left out: it
+    would match stray letters of other questions (:func:`_sizes` reads those).
+    """
     said = _phrase(value)
     if not said or (len(said) == 1 and len(said[0]) == 1) or set(said) <= _STOP:
-        return head, frozenset()
-    return head, frozenset([said])
+        return frozenset()
+    return frozenset([said])
 
 
 #: Distinct questions whose matched slots one compiled script remembers.
@@ -589,7 +594,7 @@ def _sizes(question: str) -> frozenset[str]:
     """The size codes ``question`` lists, when it lists two or more ("S, M or L?").
 
     A one-letter size is left out of the options a question can list by value
-    (:func:`_variant_phrases`): "m" of "I'm" would match it. Written in capitals, two or more
+    (:func:`_option_phrases`): "m" of "I'm" would match it. Written in capitals, two or more
     codes are a list of sizes, and the customer whose size is one of them answers.
     """
     codes = frozenset(_SIZE_CODES.findall(question))
