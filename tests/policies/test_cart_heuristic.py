@@ -94,6 +94,25 @@ def _play(user: str, answer: Any, budget: int = 99) -> list[list[tuple[str, dict
     raise AssertionError("the agent did not finish")
 
 
+def _history_shop(history: dict[str, Any], added: list[dict[str, Any]]) -> Any:
+    """Tool results for a cart agent buying items from ``history`` (no variants, no search
+    hits); what it adds is appended to ``added``."""
+
+    def answer(name: str, args: dict[str, Any]) -> dict[str, Any]:
+        if name == "user_get_visit_history":
+            return history
+        if name == "catalog_get_variants":
+            return {"product_id": args["product_id"], "variants": []}
+        if name == "cart_add":
+            added.append(args)
+            return {"added": args}
+        if name == "cart_view":
+            return {"lines": [{"product_id": a["product_id"], "variant_id": None} for a in added]}
+        return {"results": []}
+
+    return answer
+
+
 def test_cart_agent_reads_the_visit_history_for_the_one_i_looked_at() -> None:
     visits = [
         {"product_id": "B000000001", "title": "Acme Kettle", "viewed_at": "2026-03-01T10:00"},
@@ -104,19 +123,7 @@ def test_cart_agent_reads_the_visit_history_for_the_one_i_looked_at() -> None:
         },
     ]
     added: list[dict[str, Any]] = []
-
-    def answer(name: str, args: dict[str, Any]) -> dict[str, Any]:
-        if name == "user_get_visit_history":
-            return {"visits": visits}
-        if name == "catalog_get_variants":
-            return {"product_id": args["product_id"], "variants": []}
-        if name == "cart_add":
-            added.append(args)
-            return {"added": args}
-        if name == "cart_view":
-            return {"lines": [{"product_id": a["product_id"], "variant_id": None} for a in added]}
-        return {"results": []}
-
+    answer = _history_shop({"visits": visits}, added)
     turns = _play("Add to cart: 2 x body wash, the one I lookwd at yesterday.", answer)
     assert turns[0][0][0] == "user_get_visit_history"
     assert added == [{"product_id": "B000000002", "quantity": 2}]
@@ -144,19 +151,7 @@ def test_cart_agent_picks_the_view_of_the_day_said_counted_from_now(
         )
         wanted = "B000000003"
     added: list[dict[str, Any]] = []
-
-    def answer(name: str, args: dict[str, Any]) -> dict[str, Any]:
-        if name == "user_get_visit_history":
-            return {"now": "2026-03-02T12:00", "visits": visits}
-        if name == "catalog_get_variants":
-            return {"product_id": args["product_id"], "variants": []}
-        if name == "cart_add":
-            added.append(args)
-            return {"added": args}
-        if name == "cart_view":
-            return {"lines": [{"product_id": a["product_id"], "variant_id": None} for a in added]}
-        return {"results": []}
-
+    answer = _history_shop({"now": "2026-03-02T12:00", "visits": visits}, added)
     _play(f"Add to cart: kettle, the one I looked at {when}.", answer)
     assert added == [{"product_id": wanted, "quantity": 1}]
 
