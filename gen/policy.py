@@ -308,7 +308,7 @@ class PolicyEngine:
         """
         return sorted(
             {
-                float(self._literal(c.value))
+                float(self.literal(c.value))
                 for rule in self.rules_of(topic)
                 for c in rule.when
                 if c.fact in facts and FACTS[c.fact] == "num"
@@ -329,7 +329,8 @@ class PolicyEngine:
         return [r for r in self.policies.rules if len(r.when) == n]
 
     @cached_property
-    def _leaves(self) -> list[tuple[str, str, frozenset[str]]]:
+    def leaves(self) -> list[tuple[str, str, frozenset[str]]]:
+        """Every taxonomy leaf as (category, department, tags): the items a rule can be about."""
         return [(c.id, d.id, frozenset(c.tags)) for d, c in self.taxonomy.leaves()]
 
     def witness(self, rule_id: str) -> dict[str, Any] | None:
@@ -340,9 +341,9 @@ class PolicyEngine:
         """
         rule = self.rules[rule_id]
         leaf_clauses = [c for c in rule.when if c.fact in ("category", "department", "tags")]
-        for cat, dept, tags in self._leaves:
+        for cat, dept, tags in self.leaves:
             facts: dict[str, Any] = {"category": cat, "department": dept, "tags": sorted(tags)}
-            if not all(self._holds(c, facts) for c in leaf_clauses):
+            if not all(self.holds(c, facts) for c in leaf_clauses):
                 continue
             for name in sorted({c.fact for c in rule.when} - set(facts)):
                 clauses = [c for c in rule.when if c.fact == name]
@@ -350,7 +351,7 @@ class PolicyEngine:
                     (
                         v
                         for v in self._candidates(name, clauses)
-                        if all(self._holds(c, {name: v}) for c in clauses)
+                        if all(self.holds(c, {name: v}) for c in clauses)
                     ),
                     None,
                 )
@@ -362,12 +363,20 @@ class PolicyEngine:
 
     def _candidates(self, name: str, clauses: list[Clause]) -> list[Any]:
         if FACTS[name] == "num":
-            bounds = [float(self._literal(c.value)) for c in clauses]
+            bounds = [float(self.literal(c.value)) for c in clauses]
             return [b + d for b in bounds for d in (0, 1, -1, 0.5, -0.5)] + [0.0]
         out: list[Any] = []
         for c in clauses:
             out += c.value if isinstance(c.value, list) else [c.value]
         return out + list(FACT_VALUES.get(name, ())) + ["CA", "NY", "TX", "AK", "HI"]
+
+    def literal(self, value: Any) -> Any:
+        """A clause's value, a named one (``{ref: free_shipping_none}``) looked up."""
+        return self.values[value.ref] if isinstance(value, Ref) else value
+
+    def holds(self, clause: Clause, facts: Mapping[str, Any]) -> bool:
+        """Whether ``clause`` holds for ``facts`` (see :meth:`_test`)."""
+        return self._test(clause)(facts)
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -380,19 +389,13 @@ class PolicyEngine:
         if unknown:
             raise ConfigError(f"unknown fact(s) {sorted(unknown)} for topic {topic!r}")
 
-    def _literal(self, value: Any) -> Any:
-        return self.values[value.ref] if isinstance(value, Ref) else value
-
-    def _holds(self, clause: Clause, facts: Mapping[str, Any]) -> bool:
-        return self._test(clause)(facts)
-
     def _test(self, clause: Clause) -> _Test:
         """Whether ``clause`` holds for a set of facts, as a function of the facts.
 
         An unknown (absent or None) fact never satisfies a clause, not even ``ne``; set facts
         test membership, string facts equality or membership, numbers compare as floats.
         """
-        fact, op, want = clause.fact, clause.op, self._literal(clause.value)
+        fact, op, want = clause.fact, clause.op, self.literal(clause.value)
         if op in ("has", "lacks"):
             has = op == "has"
             return lambda facts: (h := facts.get(fact)) is not None and (want in set(h)) == has
@@ -410,7 +413,7 @@ class PolicyEngine:
         for c in clauses:
             if c.fact not in frame.columns:
                 return pl.lit(False)
-            col, want = pl.col(c.fact), self._literal(c.value)
+            col, want = pl.col(c.fact), self.literal(c.value)
             expr = _clause_expr(c.op, col, want)
             cond = cond & expr.fill_null(False)
         return cond

@@ -324,7 +324,7 @@ def _place_numbers(
     """
     topic = engine.rules[rule_id].topic
     for c in _numeric_clauses(engine, rule_id):
-        bound = float(engine._literal(c.value))
+        bound = float(engine.literal(c.value))
         trial = {**facts, c.fact: _beside(c.fact, c.op, bound, True, rng)}
         if engine.matching(topic, trial)[:1] == [rule_id]:
             facts = trial
@@ -385,13 +385,13 @@ def _misses(
         elif c.fact not in FACT_SLOTS:
             continue
         elif c.op in _INCLUSIVE or c.op in _STRICT:
-            bound = float(engine._literal(c.value))
+            bound = float(engine.literal(c.value))
             options = [{c.fact: _beside(c.fact, c.op, bound, False, rng)}]
         else:
             options = [
                 {c.fact: v}
                 for v in _candidates(engine, rule.topic, c.fact)
-                if not engine._holds(c, {c.fact: v})
+                if not engine.holds(c, {c.fact: v})
             ]
         for change in options:
             trial = {**facts, **change}
@@ -412,9 +412,9 @@ def _failing_leaves(
     """Leaves (category, department, sorted tags) failing clause ``index`` of ``rule_id``."""
     clause = engine.rules[rule_id].when[index]
     out = []
-    for cat, dept, tags in engine._leaves:
+    for cat, dept, tags in engine.leaves:
         leaf = {"category": cat, "department": dept, "tags": sorted(tags)}
-        if not engine._holds(clause, leaf):
+        if not engine.holds(clause, leaf):
             out.append((cat, dept, sorted(tags)))
     return tuple(out)
 
@@ -528,7 +528,7 @@ def _candidates(engine: PolicyEngine, topic: str, fact: str) -> tuple[Any, ...]:
     if fact == "state":
         return _STATES
     bounds = [
-        float(engine._literal(c.value))
+        float(engine.literal(c.value))
         for r in engine.rules_of(topic)
         for c in r.when
         if c.fact == fact

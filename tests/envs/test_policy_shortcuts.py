@@ -35,7 +35,7 @@ def test_numbers_a_rule_tests_sit_on_and_off_its_threshold(factory, high_d):
         rule = engine.rules[goal["missed_rule"] or goal["rule_id"]]
         for c in rule.when:
             if c.op in _NUMERIC and c.fact in goal["facts"]:
-                value, bound = float(goal["facts"][c.fact]), float(engine._literal(c.value))
+                value, bound = float(goal["facts"][c.fact]), float(engine.literal(c.value))
                 sides[(value > bound) - (value < bound)] += 1
     total = sum(sides.values())
     assert total >= 20, sides
