@@ -573,7 +573,10 @@ def _build_clash_table(ctx: GenContext, n_orders: int) -> _Best:
         store.line_table.select("order_id", "status")
         .with_columns(
             noun=pl.Series(ctx.line_nouns, dtype=pl.String),
-            title=pl.Series(_book_titles(ctx), dtype=pl.String).str.slice(0, LISTED_CHARS),
+            # Lower-cased titles, as the order book holds them and the nouns are.
+            title=pl.Series(_order_book(ctx).line_titles, dtype=pl.String).str.slice(
+                0, LISTED_CHARS
+            ),
             j=pl.int_range(pl.len()).over("order_id"),
         )
         .filter(pl.col("noun").is_not_null())
@@ -608,11 +611,6 @@ def _build_clash_table(ctx: GenContext, n_orders: int) -> _Best:
         u: (h, tuple(zip(i, j, strict=True)))
         for u, h, i, j in best.select("user_id", "held", "i", "j").iter_rows()
     }
-
-
-def _book_titles(ctx: GenContext) -> list[str]:
-    """Every order line's product title lower-cased, as :class:`_OrderBook` holds them."""
-    return _order_book(ctx).line_titles
 
 
 def _holders(book: _OrderBook, visible: list[int], row: int, noun: str) -> list[int]:
