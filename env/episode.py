@@ -149,6 +149,7 @@ class _Prepared(NamedTuple):
     limits: tuple[int, int]  # (B_tool, T_max)
     stock: tuple[dict[str, int], frozenset[str]]  # stock_rules(episode); read, never changed
     switch: bool  # the user script schedules a switch (see _switch_scheduled)
+    said_ids: tuple[str, ...]  # catalog ids the opening messages name (see _said_ids)
 
 
 def _prepare(task: dict[str, Any] | TaskRow, store: CatalogStore) -> _Prepared:
@@ -179,30 +180,32 @@ def _prepare(task: dict[str, Any] | TaskRow, store: CatalogStore) -> _Prepared:
         raise TaskError(f"task {row.task_id}: episode is not JSON ({exc.msg})") from None
     if episode is None:
         raise TaskError(f"task {row.task_id}: episode must be a JSON object")
+    messages = [{"role": m.role, "content": m.content} for m in row.messages]  # model_dump
     return _Prepared(
         row,
         episode,
-        [{"role": m.role, "content": m.content} for m in row.messages],  # model_dump, faster
+        messages,
         (row.axis("B_tool"), row.axis("T_max")),
         stock,
         _switch_scheduled(row.user_script),
+        _said_ids(messages, store),
     )
 
 
-def _said_ids(messages: list[dict[str, Any]], store: CatalogStore) -> list[str]:
+def _said_ids(messages: list[dict[str, Any]], store: CatalogStore) -> tuple[str, ...]:
     """The catalog product ids the customer's opening messages name: shown, as tool results are.
 
     A substitution customer says "(item B02VNNMGUS)"; an agent that looked it up with
     ``catalog_get_product`` was charged a hallucinated id (r_hall < 0, never correct), though
     the id came from the customer, not from the agent's guess (``EpisodeState.shown_ids``).
     """
-    return [
+    return tuple(
         w
         for m in messages
         if m["role"] == "user"
         for w in _ID_WORD.findall(m["content"] or "")
         if store.product_row(w) >= 0
-    ]
+    )
 
 
 @lru_cache(maxsize=_EPISODE_TEXTS_LIMIT)
@@ -303,11 +306,11 @@ class ShopEnv:
                 or names another catalog.
         """
         shared = self._shared
-        row, episode, messages, self._limits, stock, self._switch = shared.prepare(task)
+        row, episode, messages, self._limits, stock, self._switch, said = shared.prepare(task)
         self._tools, self._offered = shared.offered(row.tools)
         search = shared.search_index() if "catalog_search" in self._offered else None
         self._ctx = ToolContext.create(shared.store, row, episode, search, shared.memo, stock)
-        self._ctx.state.shown_ids.update(_said_ids(messages, shared.store))
+        self._ctx.state.shown_ids.update(said)
         self.transcript = list(map(dict, messages))
         return {"messages": list(map(dict, messages)), "tools": self._tools}
 
