@@ -72,7 +72,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "substitution",
-        "1.5",
+        "1.6",
         "recommend compatible substitutes for an out-of-stock product",
         *_COMMON,
         "m",
@@ -120,7 +120,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "2.6",
+        "2.7",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

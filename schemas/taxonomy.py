@@ -139,6 +139,21 @@ class Category(_Strict):
     compat: list[Slug] = Field(
         default_factory=list, description="attributes substitutes and complements must match"
     )
+    kinds: list[list[str]] = Field(
+        default_factory=list,
+        description=(
+            "the nouns grouped by the kind of product they name, when the leaf holds several"
+            " kinds a customer does not swap (collars, harnesses, leashes); empty when every"
+            " noun names one kind. A product's kind is that of the longest noun its title holds"
+        ),
+    )
+    audience: Slug | None = Field(
+        None,
+        description=(
+            "the attribute saying whom a product is for (boys' or girls'), shown in its title:"
+            " a substitute is for the same people"
+        ),
+    )
     complements: list[Slug] = Field(
         default_factory=list, description="categories bought with this one"
     )
@@ -230,6 +245,10 @@ def _cross_reference_problems(tax: Taxonomy):
             for name in getattr(cat, field):
                 if name not in cat.attributes:
                     yield f"{where}: {field} names {name!r}, which is not one of its attributes"
+        if cat.kinds and sorted(n for kind in cat.kinds for n in kind) != sorted(cat.nouns):
+            yield f"{where}: kinds must group every noun exactly once"
+        if cat.audience is not None and cat.audience not in cat.attributes:
+            yield f"{where}: audience names {cat.audience!r}, which is not one of its attributes"
         for axis in cat.variant_axes:
             if axis not in tax.variant_axes:
                 yield f"{where}: unknown variant axis {axis!r}"
@@ -243,6 +262,8 @@ def _cross_reference_problems(tax: Taxonomy):
             yield f"{where}: title uses {{{field}}}, which is not an attribute"
         if not {"brand", "noun"} <= fields:
             yield f"{where}: title must contain {{brand}} and {{noun}}"
+        if cat.audience is not None and cat.audience not in fields:
+            yield f"{where}: title must show the audience {{{cat.audience}}}"
     for project in tax.projects:
         for item in project.items:
             if item.category not in known:

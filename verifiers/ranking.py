@@ -92,7 +92,8 @@ def _judged(g: _Goal, pid: str, fact: dict[str, Any]) -> tuple[tuple[str, ...], 
     """(broken constraints, in stock, gain) of one product with recorded facts, remembered.
 
     Keyed per goal on everything they read of the product: its id, category, price, rating,
-    shipping days, brand and stock, and its constrained attributes as
+    shipping days, brand and stock, its title when a kind is required, and its constrained
+    attributes as
     :meth:`~shopgen.gen.tasks.constraints.Constraints.broken` compares them (``str``). A
     replay grades the same products again, and judging them was most of grading a list.
     """
@@ -108,6 +109,8 @@ def _judged(g: _Goal, pid: str, fact: dict[str, Any]) -> tuple[tuple[str, ...], 
     if g.attr_names:
         attrs = fact.get("attributes") or {}
         key += tuple(str(attrs.get(name)) for name in g.attr_names)
+    if g.cons.kind:  # the kind is read from the title (a substitute of the original's kind)
+        key += (fact.get("title"),)
     hit = g.judged.get(key)
     if hit is None:
         if len(g.judged) >= JUDGED_LIMIT:  # a rollout's agents may name any products

@@ -42,6 +42,7 @@ import polars as pl
 import pyarrow as pa
 
 from shopgen.gen.tasks.base import GenContext, Redraw, per_root
+from shopgen.gen.tasks.kinds import kind_of
 from shopgen.schemas.taxonomy import Category
 
 #: Utilities are rounded to this many digits on both sides (generator and verifier).
@@ -89,6 +90,10 @@ class Constraints:
         brand: the only brand accepted, or None.
         attrs: attribute name → the value it must have (string attributes only).
         exclude: product ids never feasible (a substitute is not the original).
+        kind: nouns of the one kind of product accepted, when the category holds several
+            (``gen.tasks.kinds``: a title's longest noun among ``kind`` and ``other_kinds``
+            must be one of ``kind``); empty: any.
+        other_kinds: the category's nouns of the other kinds.
     """
 
     category: str
@@ -98,6 +103,8 @@ class Constraints:
     brand: str | None = None
     attrs: dict[str, str] = field(default_factory=dict)
     exclude: tuple[str, ...] = ()
+    kind: tuple[str, ...] = ()
+    other_kinds: tuple[str, ...] = ()
 
     def expr(self) -> pl.Expr:
         """The filter as a Polars expression: the reference :meth:`mask` is tested against.
@@ -118,7 +125,12 @@ class Constraints:
             e &= pl.col(f"a.{name}").fill_null("") == value
         if self.exclude:
             e &= ~pl.col("product_id").is_in(list(self.exclude))
+        if self.kind:
+            e &= pl.col("title").map_elements(self._of_kind, return_dtype=pl.Boolean)
         return e
+
+    def _of_kind(self, title: str | None) -> bool:
+        return kind_of(title or "", self.kind, self.other_kinds)
 
     def mask(self, cols: Columns) -> np.ndarray:
         """:meth:`expr` over one category's :class:`Columns`: which rows meet every constraint.
@@ -142,6 +154,8 @@ class Constraints:
             row = cols.position.get(pid)
             if row is not None:
                 m[row] = False
+        if self.kind:
+            m &= cols.of_kind(self.kind, self.other_kinds)
         return m
 
     def broken(self, product_id: str, fact: dict[str, Any]) -> list[str]:
@@ -161,6 +175,8 @@ class Constraints:
         out += [f"attrs.{n}" for n, v in self.attrs.items() if str(attrs.get(n)) != v]
         if product_id in self.exclude:
             out.append("original")
+        if self.kind and not self._of_kind(fact.get("title")):
+            out.append("kind")
         return out
 
     def holds(self, product_id: str, fact: dict[str, Any]) -> bool:
@@ -168,8 +184,8 @@ class Constraints:
         return not self.broken(product_id, fact)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form stored in the goal."""
-        return {
+        """JSON-ready form stored in the goal (the kind only when one is required)."""
+        out = {
             "category": self.category,
             "price_max": self.price_max,
             "rating_min": self.rating_min,
@@ -178,6 +194,9 @@ class Constraints:
             "attrs": dict(self.attrs),
             "exclude": list(self.exclude),
         }
+        if self.kind:
+            out.update(kind=list(self.kind), other_kinds=list(self.other_kinds))
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Constraints:
@@ -190,6 +209,8 @@ class Constraints:
             brand=d.get("brand"),
             attrs=dict(d.get("attrs") or {}),
             exclude=tuple(d.get("exclude") or ()),
+            kind=tuple(d.get("kind") or ()),
+            other_kinds=tuple(d.get("other_kinds") or ()),
         )
 
 
@@ -413,6 +434,7 @@ class Columns:
         }
         self.position = {pid: i for i, pid in enumerate(self.product_id)}
         self._codes: dict[str, tuple[np.ndarray, dict[Any, int]]] = {}
+        self._kinds: dict[tuple[tuple[str, ...], tuple[str, ...]], np.ndarray] = {}
 
     def __len__(self) -> int:
         return len(self.product_id)
@@ -443,6 +465,19 @@ class Columns:
     def key_attrs(self, rows: list[int]) -> list[list[str]]:
         """The key attribute values of ``rows`` as their search cards show them (one gather)."""
         return self._key_attrs.take(pa.array(rows, type=pa.int64())).to_pylist()
+
+    def of_kind(self, kind: tuple[str, ...], others: tuple[str, ...]) -> np.ndarray:
+        """Rows whose title names a product of ``kind`` (:func:`~shopgen.gen.tasks.kinds.kind_of`).
+
+        Read from every title once per kind and remembered: a task filters its category many
+        times with the same kind.
+        """
+        hit = self._kinds.get((kind, others))
+        if hit is None:
+            titles = self._title.to_list()
+            hit = np.fromiter((kind_of(t, kind, others) for t in titles), bool, len(titles))
+            self._kinds[kind, others] = hit
+        return hit
 
     def codes(self, column: str) -> tuple[np.ndarray, dict[Any, int]]:
         """``brand`` or ``a.<name>`` factorised: per-row codes and value → code.

@@ -228,6 +228,9 @@ Version history:
           its item when the question named several items or none, and a finish or shade is
           asked for as a colour, and one-letter sizes listed as options ("S, M or L?") are
           answered, as in cart 1.2.
+    2.7 — a substitution step's substitutes are of the original's kind and audience, and its
+          customer says which when asked (substitution 1.6): a leaf holding leashes and
+          collars, or boys' and girls' coats, ranked the other kind in the ideal list.
 """
 
 from __future__ import annotations

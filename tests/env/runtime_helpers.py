@@ -65,6 +65,7 @@ def reference_facts(product: dict[str, Any], stock: int) -> dict[str, Any]:
     """A recommended product's graded facts as read from its whole record (the plain way)."""
     return {
         "category_id": product["category_id"],
+        "title": product["title"],
         "price": float(product["price"]),
         "rating": float(product["rating"]),
         "ship_days": int(product["ship_days"]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import duckdb
@@ -219,29 +220,36 @@ def test_ndcg_bounded_and_ideal_is_one(gains: list[float]) -> None:
     assert 0.0 < ndcg(gains, ideal) <= 1.0 + 1e-12
 
 
-def _categories(catalog: Path, cats: set[str]) -> dict[str, list[tuple[dict, list[str]]]]:
-    """Each category's products as (attributes, card key_attrs), read with DuckDB."""
+def _categories(catalog: Path, cats: set[str]) -> dict[str, list[tuple[dict, list[str], str]]]:
+    """Each category's products as (attributes, card key_attrs, title), read with DuckDB."""
     con = duckdb.connect()
     q = (
-        "select category_id, attributes, key_attrs "
+        "select category_id, attributes, key_attrs, title "
         f"from read_parquet('{catalog}/products/*.parquet') where category_id in "
         f"({', '.join(repr(c) for c in sorted(cats))})"
     )
     out: dict[str, list] = {}
-    for cat, attrs, keys in con.execute(q).fetchall():
-        out.setdefault(cat, []).append((json.loads(attrs), list(keys)))
+    for cat, attrs, keys, title in con.execute(q).fetchall():
+        out.setdefault(cat, []).append((json.loads(attrs), list(keys), title))
     return out
 
 
 def check_constraints_on_cards(rows: list, catalog: Path) -> None:
-    """Every attribute constraint is decidable from a card: the value is listed iff it holds."""
+    """Every attribute constraint is decidable from a card: the value is listed iff it holds.
+
+    A substitution's audience (``goal["audience"]``, boys' or girls') that is no key attribute
+    is read from the card's title instead, as a whole word ("Men's" is not in "Women's").
+    """
     goals = [r.decoded("goal") for r in rows]
     products = _categories(catalog, {g["constraints"]["category"] for g in goals})
     checked = 0
     for goal in goals:
         for name, value in goal["constraints"]["attrs"].items():
-            for attrs, keys in products[goal["constraints"]["category"]]:
-                assert (value in keys) == (attrs.get(name) == value), (name, value, keys)
+            titled = name in goal.get("audience", {})
+            word = re.compile(r"(?<![\w'])" + re.escape(value) + r"(?![\w'])")
+            for attrs, keys, title in products[goal["constraints"]["category"]]:
+                shown = value in keys or (titled and bool(word.search(title)))
+                assert shown == (attrs.get(name) == value), (name, value, keys, title)
                 checked += 1
     assert checked
 
