@@ -230,7 +230,8 @@ Version history:
           answered, as in cart 1.2.
     2.7 — a substitution step's substitutes are of the original's kind and audience, and its
           customer says which when asked (substitution 1.6): a leaf holding leashes and
-          collars, or boys' and girls' coats, ranked the other kind in the ideal list.
+          collars, or boys' and girls' coats, ranked the other kind in the ideal list. The
+          system prompt says a replacement is "the same kind of product for the same people".
 """
 
 from __future__ import annotations

@@ -106,7 +106,8 @@ Version history:
           are the cheap early "too few compatible substitutes" draws: a kind or audience of
           a 5k leaf holds a handful of products). Heuristic baseline at d = 0 / 4 / 8 / 12:
           20 / 17 / 10 / 5 of 24, from 23 / 20 / 10 / 4: it recommended other audiences and
-          kinds, which the grader now counts.
+          kinds, which the grader now counts. The system prompt says substitutes are "the
+          same kind of product for the same people, as the titles name them".
 """
 
 from __future__ import annotations

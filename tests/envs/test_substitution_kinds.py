@@ -153,3 +153,11 @@ def test_asked_the_customer_says_whom_it_is_for(shop, rows, question):
         replies.append(reply)
     assert total
     assert said >= total / 2, replies
+
+
+def test_the_system_prompts_say_a_substitute_is_of_the_same_kind_and_people(shop, rows):
+    """Boys' or girls' is no "feature that must match" an agent would think to ask about."""
+    journey = TaskFactory(shop, seed=0).make("journey", 6, 0).row
+    for row in (rows[0], journey):
+        system = next(m.content for m in row.messages if m.role == "system")
+        assert "same kind of product for the same people" in system
