@@ -102,9 +102,10 @@ Version history:
           Asked whether another kind would do, what kind or type, whom it is for, or what it
           must match, the customer says it ("the kind is Dog Leash, not Dog Collar or Dog
           Harness", "the audience is Girls'"). Redraws per task on 5k products at d = 5 / 10
-          / 12: 0.48 / 1.19 / 1.61, from 0.32 / 0.83 / 1.22 (100 tasks each; the added ones
+          / 12: 0.46 / 0.98 / 1.59, from 0.32 / 0.83 / 1.22 (100 tasks each; the added ones
           are the cheap early "too few compatible substitutes" draws: a kind or audience of
-          a 5k leaf holds a handful of products). Heuristic baseline at d = 0 / 4 / 8 / 12:
+          a 5k leaf holds a handful of products, so fewer tasks come from such leaves, 10 /
+          14 / 5 of 100 from 18 / 27 / 20). Heuristic baseline at d = 0 / 4 / 8 / 12:
           20 / 17 / 10 / 5 of 24, from 23 / 20 / 10 / 4: it recommended other audiences and
           kinds, which the grader now counts. The system prompt says substitutes are "the
           same kind of product for the same people, as the titles name them".
