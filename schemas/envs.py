@@ -60,7 +60,7 @@ _COMMON = ("T_max", "B_tool", "p_missing", "p_noise")
 ENVS: tuple[EnvSpec, ...] = (
     _spec(
         "discovery",
-        "1.6",
+        "1.7",
         "find products meeting m constraints and recommend k of them",
         *_COMMON,
         "m",

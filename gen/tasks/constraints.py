@@ -19,13 +19,25 @@ nDCG barely depended on the order: the feasible products worst first were still 
 40% of tasks, and an agent ignoring the stated preference in 65–75%. The margin keeps every
 stored gain, and so the ideal DCG, positive.
 
+A ranking must depend on the stated preference (discovery 1.7, substitution 1.6): a task
+leaves at least :func:`pool_min` (2k) feasible products in stock, so which k are picked
+counts; the anchors are the feasible products' own range (:func:`anchors_over`), so each
+factor spreads over 0–1 and weighs what its strength word says; and a list must reach
+nDCG ≥ 0.95. Before, the best order of the feasible products by one factor alone (cheapest,
+best-rated or fastest first) passed on 58–88% of tasks at each d (5k products, 50 tasks at
+each of d = 0/4/8/12), mostly because a feasible set of exactly k left only the order to
+grade, and delivery days, spread over the whole category's range, outweighed ratings that
+within a set differ by tenths of a star. Now 8–30%, a random order 0–6%, and the stated
+order 100% (of every feasible product; the oracle's searches find a passing list or the task
+is redrawn).
+
 Decidable from cards (issue #7): every constraint refers to a fact a search card shows (price,
 rating, ship days, brand, key attribute values; :func:`visible_attrs` keeps only attribute
 values a card names unambiguously), and a utility is a function of card facts and the stated
 preference (:meth:`Preference.statement`), which names the anchors the normalisation uses
-(the category's price range rounded outwards to whole dollars, its shipping days), so an agent
-computes every card's utility exactly. The category itself is not on a card: titles name the
-product kind, and ``catalog_get_product`` shows the category.
+(the feasible products' price range rounded outwards to whole dollars, their ratings and
+shipping days), so an agent computes every card's utility exactly. The category itself is
+not on a card: titles name the product kind, and ``catalog_get_product`` shows the category.
 """
 
 from __future__ import annotations
@@ -50,13 +62,16 @@ UTILITY_DIGITS = 6
 #: Feasible products stored in a goal (best first); the size of the whole set is stored too.
 FEASIBLE_CAP = 50
 #: nDCG@k a recommendation list must reach to be correct (the oracle's list always does), on
-#: gains above the goal's floor (:func:`gain`). Measured on 5k products (40 tasks an env):
-#: at 0.85 the feasible products worst first are never correct, in search order on 28–42% of
-#: tasks (mostly ones with at most k feasible, where only the order counts), an agent ranking
-#: by the stated preference on 92–95%; 0.9 cut search order to 18% but made the generator
-#: redraw 0.47–0.93 draws a task at d = 5 on 100k products (0.33–0.73 at 0.85, 0.19–0.42 on
-#: raw utilities), and an honest agent cannot search as surely as the oracle reading the goal.
-NDCG_THRESHOLD = 0.85
+#: gains above the goal's floor (:func:`gain`). Measured on 5k products (40 tasks at each of
+#: d = 0/4/8/12 per env, every feasible in-stock product given, a pool of 2k and feasible-set
+#: anchors): the best order by one factor alone is correct on 48–70% of tasks at 0.85, 38–52%
+#: at 0.9 and 22–30% at 0.95; the stated order always. Redraws per task at d = 5/10/12 stay
+#: near 0.85's (discovery 0.07/0.20/0.38 against 0.05/0.17/0.42 before discovery 1.7; the
+#: findability check alone redraws 0–2 of 40 tasks at each d, against 1–10 before).
+NDCG_THRESHOLD = 0.95
+#: A ranking task's feasible in-stock products number at least this many times its k
+#: (:func:`pool_min`): choosing which k counts, not only their order.
+POOL_PER_PICK = 2
 #: Floor added to every utility so a feasible product's utility is never zero.
 UTILITY_FLOOR = 0.05
 #: Gain of the lowest-utility product of a goal's in-stock feasible set (:func:`gain_floor`):
@@ -218,11 +233,13 @@ class Constraints:
 class Preference:
     """The customer's soft order: a weighted sum of normalised price, rating, speed, brand.
 
-    Price and shipping are normalised over the whole category (``price_lo``…``price_hi``,
-    ``ship_lo``…``ship_hi``), so a product's utility does not depend on which other products
-    happen to be feasible. The customer says these anchors (:meth:`statement`); generation
-    rounds the price range outwards to whole dollars (:meth:`Tables.bounds`), so the values
-    said are the values used.
+    Price, rating and shipping are normalised over the anchors (``price_lo``…``price_hi``,
+    ``rating_lo``…``rating_hi``, ``ship_lo``…``ship_hi``): the range of the task's feasible
+    products (:func:`anchors_over`), so each factor spans 0–1 over the choice at hand and
+    its stated weight is its share of the spread. The customer says these anchors
+    (:meth:`statement`); the price range is rounded outwards to whole dollars, so the values
+    said are the values used. Goals before discovery 1.7 / substitution 1.6 anchored price
+    and shipping on the whole category and rating on 1–5 stars (the defaults here).
     """
 
     weights: dict[str, float]
@@ -231,15 +248,18 @@ class Preference:
     price_hi: float
     ship_lo: int
     ship_hi: int
+    rating_lo: float = 1.0
+    rating_hi: float = 5.0
 
     def _parts(self, price: Any, rating: Any, ship: Any, loyal: Any) -> Any:
         w = self.weights
         total = sum(w[k] for k in _PREF_KEYS) or 1.0
         p_span = (self.price_hi - self.price_lo) or 1.0
+        r_span = (self.rating_hi - self.rating_lo) or 1.0
         s_span = (self.ship_hi - self.ship_lo) or 1
         s = (
             w["price"] * ((self.price_hi - price) / p_span)
-            + w["rating"] * ((rating - 1.0) / 4.0)
+            + w["rating"] * ((rating - self.rating_lo) / r_span)
             + w["ship_speed"] * ((self.ship_hi - ship) / s_span)
             + w["brand_loyalty"] * loyal
         )
@@ -275,14 +295,16 @@ class Preference:
     def statement(self) -> str:
         """The whole preference in words: every factor in weight order, strength and anchors.
 
-        ``"a low price (very much: $19 is ideal, $180 the worst), then a high rating (a
-        little: 5 stars is ideal, 1 star the worst), then fast delivery (a little: 1 day is
-        ideal, 9 days the worst), then the brand (not at all)"``. The strength words name the
+        ``"a low price (very much: $19 is ideal, $80 the worst), then a high rating (a
+        little: 4.8 stars is ideal, 3.9 stars the worst), then fast delivery (a little: 1 day
+        is ideal, 6 days the worst), then the brand (not at all)"``. The strength words name the
         weights exactly (:data:`LEVELS`) and each weighed factor names the values its score
         runs between (0 at the worst, 1 at the ideal, linear), the very numbers
         :meth:`utility` normalises with, so an agent that reads them computes each card's
         utility as the verifier does. Before 1.4 the price and shipping anchors were unsaid
         (the whole category's range) and an agent could only estimate them from cards.
+        The ideal and worst values are those of the feasible products (:func:`anchors_over`),
+        not the best and worst the whole category offers.
         """
         words = {w: say for say, w in LEVELS}
         parts = []
@@ -297,7 +319,7 @@ class Preference:
         if key == "price":
             return f"{dollars(self.price_lo)} is ideal, {dollars(self.price_hi)} the worst"
         if key == "rating":
-            return "5 stars is ideal, 1 star the worst"
+            return f"{_stars(self.rating_hi)} is ideal, {_stars(self.rating_lo)} the worst"
         if key == "ship_speed":
             return f"{_days(self.ship_lo)} is ideal, {_days(self.ship_hi)} the worst"
         raise ValueError(f"factor {key!r} has no anchors")
@@ -311,6 +333,8 @@ class Preference:
             "price_hi": self.price_hi,
             "ship_lo": self.ship_lo,
             "ship_hi": self.ship_hi,
+            "rating_lo": self.rating_lo,
+            "rating_hi": self.rating_hi,
         }
 
     @classmethod
@@ -323,6 +347,8 @@ class Preference:
             price_hi=float(d["price_hi"]),
             ship_lo=int(d["ship_lo"]),
             ship_hi=int(d["ship_hi"]),
+            rating_lo=float(d.get("rating_lo", 1.0)),  # goals before discovery 1.7: 1–5 stars
+            rating_hi=float(d.get("rating_hi", 5.0)),
         )
 
 
@@ -333,6 +359,11 @@ def dollars(x: float) -> str:
 
 def _days(n: int) -> str:
     return f"{n} day" if n == 1 else f"{n} days"
+
+
+def _stars(x: float) -> str:
+    """A rating as the customer says it: ``1 star``, ``5 stars``, ``4.7 stars``."""
+    return "1 star" if x == 1 else f"{x:g} stars"
 
 
 def gain_floor(utilities: Sequence[float]) -> float:
@@ -517,7 +548,6 @@ class Tables:
         self.ctx = ctx
         self._groups: dict[str, pl.DataFrame] | None = None
         self._columns: dict[str, Columns] = {}
-        self._bounds: dict[str, tuple[float, float, int, int]] = {}
         self._visible: dict[str, dict[str, frozenset[str]]] = {}
         self._leaves: dict[str, Category] | None = None
         self._name_counts: dict[str, int] | None = None  # lower-cased leaf name → leaves
@@ -536,22 +566,6 @@ class Tables:
         if hit is None:
             hit = self._columns[category] = Columns(self._group().pop(category))
         return hit
-
-    def bounds(self, category: str) -> tuple[float, float, int, int]:
-        """(price_lo, price_hi, ship_lo, ship_hi) of a category, for utility normalisation.
-
-        The price range is rounded outwards to whole dollars: the customer says these anchors
-        (:meth:`Preference.statement`), and a said "$19" must be the value the formula uses.
-        """
-        if category not in self._bounds:
-            c = self.columns(category)
-            self._bounds[category] = (
-                float(math.floor(c.price.min())),
-                float(math.ceil(c.price.max())),
-                int(c.ship_days.min()),
-                int(c.ship_days.max()),
-            )
-        return self._bounds[category]
 
     def leaf(self, category: str) -> Category:
         """The taxonomy's leaf category with this id."""
@@ -620,27 +634,50 @@ def _stated_preferences(
     return out
 
 
-def preference(ctx: GenContext, user_id: str, category: str) -> Preference:
-    """A customer's :class:`Preference` over one category, as they state it.
+def preference(ctx: GenContext, user_id: str, cons: Constraints) -> Preference:
+    """A customer's :class:`Preference` over the products meeting ``cons``, as they state it.
 
     The users table holds fine weights; the customer says each factor's strength in words
     (:func:`stated_weight`), and those words *are* the preference the ranking is graded by,
     so what the customer tells the agent decides the ideal list (issue #7: solvable from what
-    the customer gives).
+    the customer gives). The anchors are the range of the products meeting ``cons`` that the
+    catalog has in stock (:func:`anchors_over`; before the episode's out-of-stock marks,
+    which fall on the best of them by this very preference).
+
+    Raises:
+        Redraw: no product of the category meets ``cons`` in stock.
     """
     stated = per_root(ctx, _stated_preferences).get(user_id)
     if stated is None:
         raise KeyError(f"no customer {user_id!r}")
     weights, brands = stated
-    lo, hi, slo, shi = tables(ctx).bounds(category)
-    return Preference(
-        weights=dict(weights),
-        brands=brands,
-        price_lo=lo,
-        price_hi=hi,
-        ship_lo=slo,
-        ship_hi=shi,
-    )
+    cols = tables(ctx).columns(cons.category)
+    rows = np.flatnonzero(cons.mask(cols) & cols.in_stock)
+    if not len(rows):
+        raise Redraw("no feasible product in stock to anchor the preference on")
+    return Preference(weights=dict(weights), brands=brands, **anchors_over(cols, rows))
+
+
+def anchors_over(cols: Columns, rows: np.ndarray) -> dict[str, Any]:
+    """The utility's anchors over some rows: their price (whole dollars, outwards), rating, days.
+
+    Over the feasible products rather than the whole category, so every factor spans 0–1
+    over the choice the customer grades (discovery 1.7): on category anchors price and
+    shipping spread over 0.4–1.0 of the scale within a feasible set, rating (a price
+    ceiling's and a rating floor's products all rated 4–5 stars) over 0.2–0.26, so a stated
+    "very much" on rating weighed less than "a little" on delivery, and ordering by
+    delivery days alone passed the nDCG check on 54–88% of tasks (5k products, 50 tasks
+    at each of d = 0/4/8/12).
+    """
+    price, rating, ship = cols.price[rows], cols.rating[rows], cols.ship_days[rows]
+    return {
+        "price_lo": float(math.floor(price.min())),
+        "price_hi": float(math.ceil(price.max())),
+        "rating_lo": round(float(rating.min()), 1),
+        "rating_hi": round(float(rating.max()), 1),
+        "ship_lo": int(ship.min()),
+        "ship_hi": int(ship.max()),
+    }
 
 
 #: Words that ask the customer about their preference (the ``priority`` fact); the simulated
@@ -816,6 +853,17 @@ def rank(cols: Columns, pref: Preference, rows: np.ndarray) -> list[tuple[str, f
     return list(zip([cols.product_id[i] for i in best], u[order].tolist(), strict=True))
 
 
+def pool_min(k: int) -> int:
+    """The fewest feasible in-stock products a ranking task of ``k`` picks may have.
+
+    :data:`POOL_PER_PICK` × k: with only k (at d ≥ 8 on 5k products, 70–78% of tasks, the
+    out-of-stock marks taking every spare product) the task graded only the order of the
+    products every agent had to recommend, and any order of them passed nDCG ≥ 0.85 on
+    35–47% of tasks, an order by one factor (price, rating or delivery) on 55–88%.
+    """
+    return POOL_PER_PICK * k
+
+
 def feasible_set(
     ctx: GenContext,
     cons: Constraints,
@@ -827,20 +875,24 @@ def feasible_set(
 ) -> FeasibleSet:
     """The exact feasible set, with some of its best products marked out of stock (p_oos).
 
+    At least :func:`pool_min` of ``k`` stay in stock, so the ranking picks k of them.
+
     Raises:
-        Redraw: fewer than ``k`` feasible products would stay in stock.
+        Redraw: fewer than :func:`pool_min` of ``k`` feasible products would stay in stock.
     """
     cols = tables(ctx).columns(cons.category)
     feasible = cons.mask(cols)
     size = int(np.count_nonzero(feasible))
     rows = np.flatnonzero(feasible & cols.in_stock)
-    if len(rows) < k:
-        raise Redraw(f"only {len(rows)} feasible in-stock products, need {k}")
+    need = pool_min(k)
+    if len(rows) < need:
+        raise Redraw(f"only {len(rows)} feasible in-stock products, need {need}")
     ranked = rank(cols, pref, rows)
     # Out-of-stock marks fall on the products an agent is most likely to pick, while at least
-    # k stay in stock (one draw per position, always drawn: positions do not interact).
+    # pool_min(k) stay in stock (one draw per position, always drawn: positions do not
+    # interact).
     draws = rng.random(min(len(ranked), FEASIBLE_CAP))
-    spare = len(ranked) - k
+    spare = len(ranked) - need
     oos = []
     for (pid, _), x in zip(ranked, draws, strict=False):
         if x < p_oos and len(oos) < spare:

@@ -29,7 +29,14 @@ from shopgen.gen.difficulty import Theta
 from shopgen.gen.slots import Slot
 from shopgen.gen.switches import Switch, plan_switch
 from shopgen.gen.tasks.base import Call, Oracle, Redraw, call, shown_ids, words
-from shopgen.gen.tasks.constraints import Columns, Constraints, constraints_from, gain, ndcg
+from shopgen.gen.tasks.constraints import (
+    Columns,
+    Constraints,
+    constraints_from,
+    gain,
+    ndcg,
+    pool_min,
+)
 from shopgen.schemas.task import TaskRow
 
 #: What the oracle asks for each omitted slot (words the simulated customer understands).
@@ -64,11 +71,11 @@ def plan_change(
     """A change of mind (p_switch): a raised budget or another value of a stated attribute.
 
     Candidate new attribute values are those that, with every other constraint (and
-    ``base``), still leave more than ``k`` in-stock products of the category (so the final
-    feasible set is usable), and, when ``visible`` (``Tables.visible``) is given, that a search
-    card shows unambiguously. The switch is said after the first turn, so the oracle always
-    gathers, hears it, and then searches and recommends for the final intent (the goal is
-    computed from the final values).
+    ``base``), still leave ``constraints.pool_min(k)`` in-stock products of the category (so
+    the final feasible set is usable), and, when ``visible`` (``Tables.visible``) is given,
+    that a search card shows unambiguously. The switch is said after the first turn, so the
+    oracle always gathers, hears it, and then searches and recommends for the final intent
+    (the goal is computed from the final values).
     """
     options: dict[str, dict[str, list[Any]]] = {}
     if float(axes.p_switch) <= 0.0:  # no change of mind can happen: skip the candidate scan
@@ -87,7 +94,7 @@ def plan_change(
         alt = sorted(
             v
             for v, n in fits.items()
-            if v and v != values[name] and n > k and (visible is None or v in shown)
+            if v and v != values[name] and n >= pool_min(k) and (visible is None or v in shown)
         )
         if alt:
             options.setdefault("change_variant", {})[name] = alt

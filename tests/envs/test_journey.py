@@ -11,7 +11,7 @@ from shopgen.gen.schedules import journey_length
 from shopgen.gen.tasks.base import CustomerView, Draft, Redraw, episode_now, words
 from shopgen.gen.tasks.bundle import _index
 from shopgen.gen.tasks.cart_items import history_matches
-from shopgen.gen.tasks.constraints import preference, tables
+from shopgen.gen.tasks.constraints import Constraints, preference, tables
 from shopgen.gen.tasks.journey import (
     DETAILS,
     ORDER_ENVS,
@@ -174,8 +174,8 @@ def test_one_customer_per_journey(factory, rows):
                 assert set(step["episode"]["order_ids"]) <= mine
             if step["env"] in ("discovery", "substitution"):
                 # The ranking is the journey customer's own preference profile.
-                cat = step["goal"]["constraints"]["category"]
-                assert step["goal"]["preference"] == preference(ctx, user, cat).to_dict()
+                cons = Constraints.from_dict(step["goal"]["constraints"])
+                assert step["goal"]["preference"] == preference(ctx, user, cons).to_dict()
 
 
 def test_product_steps_use_disjoint_categories(factory, rows):

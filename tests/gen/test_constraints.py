@@ -189,10 +189,11 @@ _LEVEL = st.sampled_from([w for _, w in LEVELS])
     st.lists(st.sampled_from(["Acme", "Bolt & Co.", "Dune"]), max_size=2, unique=True),
     st.tuples(st.integers(0, 300), st.integers(0, 3000)).map(sorted),
     st.tuples(st.integers(1, 5), st.integers(1, 12)).map(sorted),
+    st.tuples(st.integers(10, 50), st.integers(10, 50)).map(sorted),  # tenths of a star
     st.lists(
         st.tuples(
             st.floats(0.0, 1.0),
-            st.sampled_from([1.0, 1.5, 2.0, 3.5, 4.0, 4.5, 5.0]),
+            st.floats(0.0, 1.0),
             st.floats(0.0, 1.0),
             st.sampled_from(["Acme", "Bolt & Co.", "Dune", "Zeta"]),
         ),
@@ -201,9 +202,18 @@ _LEVEL = st.sampled_from([w for _, w in LEVELS])
     ),
 )
 def test_the_statement_alone_gives_each_utility(
-    weights: list[float], brands: list[str], price: list[int], days: list[int], facts: list
+    weights: list[float],
+    brands: list[str],
+    price: list[int],
+    days: list[int],
+    stars: list[int],
+    facts: list,
 ) -> None:
-    """An agent reading the statement (anchors and strength words) computes every utility."""
+    """An agent reading the statement (anchors and strength words) computes every utility.
+
+    The rating anchors are any two ratings (discovery 1.7: the feasible products' range, so
+    "4.8 stars is ideal, 3.9 stars the worst"), equal ones included.
+    """
     pref = Preference(
         weights=dict(zip(("price", "rating", "ship_speed", "brand_loyalty"), weights, strict=True)),
         brands=tuple(brands),
@@ -211,6 +221,8 @@ def test_the_statement_alone_gives_each_utility(
         price_hi=float(price[1]),
         ship_lo=days[0],
         ship_hi=days[1],
+        rating_lo=stars[0] / 10,
+        rating_hi=stars[1] / 10,
     )
     said = pref.statement()
     for key in ("price", "rating", "ship_speed"):
@@ -218,7 +230,7 @@ def test_the_statement_alone_gives_each_utility(
     for p, rating, s, brand in facts:
         card = {
             "price": round(price[0] + p * (price[1] - price[0]), 2),
-            "rating": rating,
+            "rating": round(pref.rating_lo + rating * (pref.rating_hi - pref.rating_lo), 1),
             "ship_days": round(days[0] + s * (days[1] - days[0])),
             "brand": brand,
         }

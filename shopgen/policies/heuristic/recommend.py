@@ -4,7 +4,7 @@ The customer states hard requirements (price ceiling, rating floor, delivery day
 attribute values) in the first message or when asked, and their whole preference when asked
 what matters: the four factors in order, each with a strength word and, for price and
 delivery, the values their score runs between ("a low price (very much: $19 is ideal, $180
-the worst), then a high rating (a little: 5 stars is ideal, 1 star the worst), then …";
+the worst), then a high rating (a little: 4.8 stars is ideal, 3.9 stars the worst), then …";
 ``gen.tasks.constraints.Preference.statement``). A search card shows every fact those refer
 to (price, rating, shipping days, brand, stock, key attribute values), so the flow decides
 from cards alone: it asks, searches with every stated word, widens the search brand by brand
@@ -51,6 +51,9 @@ _STATED = re.compile(
 #: A factor's anchors as stated: "$19 is ideal, $180 the worst", "1 day is ideal, 9 days …".
 _PRICE_ANCHORS = re.compile(r"\$(\d+(?:\.\d+)?) is ideal, \$(\d+(?:\.\d+)?) the worst")
 _DAY_ANCHORS = re.compile(r"(\d+) days? is ideal, (\d+) days? the worst")
+_RATING_ANCHORS = re.compile(r"(\d+(?:\.\d+)?) stars? is ideal, (\d+(?:\.\d+)?) stars? the worst")
+#: The rating anchors a customer who names none means (the whole 1–5 star scale).
+FULL_RATING = (5.0, 1.0)
 #: Weights used before the customer said what matters (every factor alike).
 EVEN = {"price": 1.0, "rating": 1.0, "ship": 1.0, "brand": 1.0}
 #: Shipping days assumed when no card has shown a range yet.
@@ -79,6 +82,8 @@ class Needs:
     #: Stated anchors: (price ideal, price worst) and (days ideal, days worst), when said.
     price_anchors: tuple[float, float] | None = None
     day_anchors: tuple[float, float] | None = None
+    #: (rating ideal, rating worst), when said.
+    rating_anchors: tuple[float, float] | None = None
     #: Values said bare, brand or attribute value as yet unknown (:func:`bare_values`).
     bare: list[str] = field(default_factory=list)
 
@@ -92,6 +97,7 @@ class Needs:
         if other.weights is not None:
             self.weights, self.brands = other.weights, other.brands
             self.price_anchors, self.day_anchors = other.price_anchors, other.day_anchors
+            self.rating_anchors = other.rating_anchors
 
     def scale(self, seen: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
         """The utility's (price_lo, price_hi, ship_lo, ship_hi): stated anchors, else ``seen``."""
@@ -127,7 +133,7 @@ def read_needs(text: str) -> Needs:
         bare=names,
     )
     needs.weights, needs.brands = pref[0], pref[1]
-    needs.price_anchors, needs.day_anchors = _anchors(pref[2])
+    needs.price_anchors, needs.day_anchors, needs.rating_anchors = _anchors(pref[2])
     m = re.search(r"\bfrom ([A-Z][\w&.' -]*?)(?=,| and | under| rated| delivered|[.!?]|$)", text)
     pairs = dict(_PAIR.findall(text))
     needs.brand = pairs.get("brand") or _brand_pair(text) or (m.group(1).strip() if m else None)
@@ -160,16 +166,14 @@ def read_preference(
     return weights, brands, anchors
 
 
-def _anchors(
-    said: dict[str, str],
-) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
-    """(price ideal, worst) and (days ideal, worst) from :func:`read_preference`'s anchor words."""
-    price = _PRICE_ANCHORS.search(said.get("price", ""))
-    days = _DAY_ANCHORS.search(said.get("ship", ""))
-    return (
-        (float(price.group(1)), float(price.group(2))) if price else None,
-        (float(days.group(1)), float(days.group(2))) if days else None,
+def _anchors(said: dict[str, str]) -> tuple[tuple[float, float] | None, ...]:
+    """(ideal, worst) of price, days and rating from :func:`read_preference`'s anchor words."""
+    found = (
+        _PRICE_ANCHORS.search(said.get("price", "")),
+        _DAY_ANCHORS.search(said.get("ship", "")),
+        _RATING_ANCHORS.search(said.get("rating", "")),
     )
+    return tuple((float(m.group(1)), float(m.group(2))) if m else None for m in found)
 
 
 def _count_pair(text: str) -> int | None:
@@ -325,7 +329,7 @@ def utility(card: dict[str, Any], needs: Needs, scale: tuple[float, float, float
 
     Price and shipping days are normalised over ``scale`` = (price_lo, price_hi, ship_lo,
     ship_hi): the anchors the customer stated (:meth:`Needs.scale`), else the range of the
-    product kind's cards seen so far.
+    product kind's cards seen so far; the rating over the stars the customer stated, else 1–5.
     """
     w = needs.weights or EVEN
     lo, hi, slo, shi = scale
@@ -334,12 +338,10 @@ def utility(card: dict[str, Any], needs: Needs, scale: tuple[float, float, float
     ship = (shi - days) / (shi - slo) if shi > slo else 1.0
     brand = card.get("brand") or ""
     loyal = any(brand == b or (not brand and _titled(card, b)) for b in needs.brands)
-    return (
-        w["price"] * price
-        + w["rating"] * (float(card.get("rating", 0)) - 1) / 4
-        + w["ship"] * ship
-        + w["brand"] * loyal
-    )
+    best, worst = needs.rating_anchors or FULL_RATING
+    rated = float(card.get("rating", 0))
+    rating = (rated - worst) / (best - worst) if best > worst else 1.0
+    return w["price"] * price + w["rating"] * rating + w["ship"] * ship + w["brand"] * loyal
 
 
 def span(items: list[dict[str, Any]]) -> tuple[float, float, float, float]:
