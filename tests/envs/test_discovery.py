@@ -424,6 +424,7 @@ def check_fixed_orders_fail(factory: TaskFactory, rows: list) -> dict[str, int]:
                 continue
             facts[product["product_id"]] = {
                 **{key: product[key] for key in ("category_id", "price", "rating", "brand")},
+                "title": product["title"],
                 "ship_days": product["ship_days"],
                 "stock_qty": product["stock_qty"],
                 "attributes": {n[2:]: v for n, v in product.items() if n.startswith("a.")},

@@ -16,6 +16,7 @@ import pytest
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.tasks.constraints import Constraints
 from shopgen.gen.tasks.kinds import title_noun
+from shopgen.gen.tasks.substitution import kind_facts
 from shopgen.gen.taxonomy import load_taxonomy
 from shopgen.taskgen import TaskFactory, assistant_message
 from shopgen.verifiers.replay import play
@@ -134,25 +135,27 @@ def test_asked_the_customer_says_the_kind(shop, rows, question):
 
 
 @pytest.mark.parametrize("question", ["Is it for boys or girls?", "Who is it for?"])
-def test_asked_the_customer_says_whom_it_is_for(shop, rows, question):
-    said = total = 0
+@pytest.mark.parametrize("value", ["Girls'", "Boys'", "Men's", "Unisex Kids'"])
+def test_asked_the_customer_says_whom_it_is_for(shop, rows, question, value):
+    """The audience fact a generator writes is said when asked whom the product is for.
+
+    A 3k-product fixture holds too few products of one audience for a task that keeps
+    2·k_rec of them in stock, so the fact ``kind_facts`` writes is put into real rows' scripts.
+    """
+    said = 0
     replies = []
     for row in rows:
-        goal = row.decoded("goal")
-        if not goal.get("audience"):
-            continue
-        shop.reset(row)
+        script = row.decoded("user_script")
+        for name, fact in kind_facts((), (), {"kids_gender": value}).items():
+            script["slots"].append({"name": name, "omitted": False, **fact})
+        shop.reset(row.model_copy(update={"user_script": json.dumps(script)}))
         obs, *_ = shop.step(assistant_message(1, [("ask_user", {"question": question})]))
         reply = json.loads(obs["messages"][-1]["content"])["reply"]
-        total += 1
-        # The value's longest word ("girls" of "Girls'", "adults" of "for Adults 50+").
-        heads = [
-            max(v.lower().replace("'", "").split(), key=len) for v in goal["audience"].values()
-        ]
-        said += all(h in reply.lower().replace("'", "") for h in heads)
+        # The value's longest word ("girls" of "Girls'"); typo noise may touch a few replies.
+        head = max(value.lower().replace("'", "").split(), key=len)
+        said += head in reply.lower().replace("'", "")
         replies.append(reply)
-    assert total
-    assert said >= total / 2, replies
+    assert said >= len(rows) / 2, replies
 
 
 def test_the_system_prompts_say_a_substitute_is_of_the_same_kind_and_people(shop, rows):
