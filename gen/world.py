@@ -247,7 +247,15 @@ def _price(bought: _Purchases, ctx: ProductContext, engine: PolicyEngine) -> _Pr
     delta = np.where(has_var, ctx.price_delta[np.where(has_var, bought.vrow, 0)], 0.0)
     unit = np.round(ctx.price[bought.prow] + delta, 2)
     facts = pl.DataFrame(
-        {"quantity": bought.qty, "tier": bought.tier.gather(bought.line_order), "tags": bought.tags}
+        {
+            "quantity": bought.qty,
+            "tier": bought.tier.gather(bought.line_order),
+            "tags": bought.tags,
+            "price": unit,
+            "category": ctx.category.gather(bought.prow),
+            "department": _line_departments(ctx, bought.prow),
+            "state": bought.state.gather(bought.line_order),
+        }
     )
     discount = _rule(engine, "bulk_discount", facts).to_numpy()
     line_total = np.round(unit * bought.qty * (1 - discount / 100), 2)
@@ -413,7 +421,7 @@ def _line_frame(
     engine: PolicyEngine,
 ) -> pl.DataFrame:
     """The order lines, each active, returned or cancelled with its order."""
-    returned, returned_at = _returns(rng, bought, ship, ctx, engine)
+    returned, returned_at = _returns(rng, bought, prices, ship, ctx, engine)
     status = np.where(ship.cancelled[bought.line_order], 2, returned.astype(np.intp))
     return pl.DataFrame(
         {
@@ -434,6 +442,7 @@ def _line_frame(
 def _returns(
     rng: np.random.Generator,
     bought: _Purchases,
+    prices: _Prices,
     ship: _Fulfilment,
     ctx: ProductContext,
     engine: PolicyEngine,
@@ -448,8 +457,10 @@ def _returns(
     facts = pl.DataFrame(
         {
             "category": ctx.category.gather(bought.prow),
+            "department": _line_departments(ctx, bought.prow),
             "tags": bought.tags,
             "tier": bought.tier.gather(bought.line_order),
+            "price": prices.unit,
             "item_condition": _names(("unopened",), np.zeros(k, dtype=np.intp)),
             "reason": _names(("changed_mind",), np.zeros(k, dtype=np.intp)),
         }
@@ -467,6 +478,13 @@ def _returns(
         & (returned_at < bought.clock)
     )
     return returned, returned_at
+
+
+def _line_departments(ctx: ProductContext, prow: np.ndarray) -> pl.Series:
+    """Each line's department id: rules may test it (a line's facts are all a rule can see)."""
+    # Products are sorted by department: a row's department is the first whose range ends past it.
+    codes = np.searchsorted(ctx.dept_bounds[:, 1], prow, side="right")
+    return pl.Series(ctx.departments, dtype=pl.String).gather(codes)
 
 
 def _null_unless(mask: np.ndarray, *columns: str) -> list[pl.Expr]:

@@ -94,7 +94,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "returns",
-        "2.6",
+        "2.7",
         "return or exchange the right order line under the store policy",
         *_COMMON,
         "H_orders",
@@ -103,7 +103,7 @@ ENVS: tuple[EnvSpec, ...] = (
     _spec("status", "2.4", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
-        "2.2",
+        "2.3",
         "answer a store-policy question decided by B_branch clauses",
         *_COMMON,
         "B_branch",

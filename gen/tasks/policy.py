@@ -101,6 +101,23 @@ Version history:
     it, else a drawn distance off. The same blind guess now averages +0.22 / +0.14 / +0.08 /
     −0.01 at d = 0 / 4 / 8 / 12 (was +0.21 / +0.40 / +0.56 / +0.90); 44–48% of the numbers
     at d = 12 sit on their threshold (was 100%).
+    2.3 — questions at high d draw from many rules (rule file 2; not comparable with 2.2): a
+    question's rule has B_branch = 1 + d // 3 clauses, and rule file 1 had 9 / 3 / 2 rules in 4
+    / 3 / 2 topics with 3 / 4 / 5 clauses, so d = 9–11 drew from 3 rules and d = 12 from 2
+    (restocking fee, shipping cost): 30 tasks at d = 12 on 5k products held 10 distinct cases
+    (rule drawn, rule deciding, answer), and a policy trained there memorises them. Rule file 2
+    adds 35 rules as a store writes them (return windows for Premium members by kind, condition
+    and price; warranties by kind, tier, price and region; bulk discounts by quantity, unit
+    price, kind, tier and region; delivery days by method, state, tier and large items;
+    price-adjustment windows by kind, tier, price, condition and quantity; restocking fees on
+    opened jewelry and large items; remote large-item pickup and shipping): 20 / 16 / 10 rules
+    in 8 / 8 / 8 topics at 3 / 4 / 5 clauses, none tied with an equally specific rule the text
+    cannot order ("… large items other than electronics"). Cases among 30 tasks: 12 / 12 / 13 /
+    10 → 27 / 20 / 26 / 23 at d = 9 / 10 / 11 / 12. The blind "search, ask everything, say the
+    topic's commonest answer at d" averages (300 tasks per d, in-sample) +0.21 / +0.14 / +0.07
+    / +0.01 at d = 0 / 4 / 8 / 12 (was +0.25 / +0.11 / +0.04 / −0.02); learned on half the
+    tasks and scored on the other, +0.09 / −0.01 / −0.12 / −0.12 (was +0.09 / −0.02 / −0.03 /
+    −0.06). No redraws at d = 12 (none before).
 """
 
 from __future__ import annotations

@@ -135,6 +135,12 @@ Version history:
           A first message without the action says "send it back", not "send back it" ("Can I
           send back it?", "May I send back it, please?"): 12 of 105 first messages at d = 0–12
           on 5k products. Goals are unchanged.
+    2.7 — the store's rule file 2 (policy 2.3) decides some lines differently: Premium members'
+          unopened large items other than electronics have their own return window (30 or 45
+          days; they had the large items' 14–30), as do their jewelry priced $500.00 or more
+          and unopened electronics priced $1,000.00 or more; opened large items (Premium) and
+          opened jewelry priced $500.00 or more have their own restocking fee. 2 of 260 tasks at
+          d = 0–12 on 5k products change (a window of 14 days becomes 30).
 """
 
 from __future__ import annotations

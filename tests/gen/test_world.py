@@ -115,10 +115,13 @@ def test_returned_lines_were_eligible_under_the_engine(world, catalog_dir):
     )
     assert returned.height > 0
     tags = {c.id: list(c.tags) for _, c in engine.taxonomy.leaves()}
+    depts = {c.id: d.id for d, c in engine.taxonomy.leaves()}
     for row in returned.iter_rows(named=True):
         days = (row["returned_at"] - row["delivered_at"]).total_seconds() / 86400
         facts = {
             "category": row["category_id"],
+            "department": depts[row["category_id"]],
+            "price": row["unit_price"],
             "tags": tags[row["category_id"]],
             "tier": row["tier"],
             "item_condition": "unopened",
@@ -126,6 +129,26 @@ def test_returned_lines_were_eligible_under_the_engine(world, catalog_dir):
             "days_since_delivery": days,
         }
         assert engine.return_eligibility(facts).value is True
+
+
+def test_the_world_gives_each_topic_every_fact_its_rules_test(tmp_path, monkeypatch):
+    """A rule whose fact the world leaves out never holds there (an unknown fact fails its
+    clause): the world's discounts or return windows would then disagree with the engine's
+    answer for the same line, as the tools and tasks compute it with every fact."""
+    seen: dict[str, set[str]] = {}
+    evaluate_frame = PolicyEngine.evaluate_frame
+
+    def spy(self, topic, frame):
+        seen.setdefault(topic, set()).update(frame.columns)
+        return evaluate_frame(self, topic, frame)
+
+    monkeypatch.setattr(PolicyEngine, "evaluate_frame", spy)
+    write_catalog(CatalogConfig(size=600, users=100), tmp_path / "cat")
+    engine = PolicyEngine.for_store(0)
+    assert {"bulk_discount", "shipping_cost", "shipping_days", "return_window"} <= set(seen)
+    for topic, columns in seen.items():
+        tested = {c.fact for r in engine.rules_of(topic) for c in r.when}
+        assert tested <= columns, (topic, sorted(tested - columns))
 
 
 def test_policy_rules_table_matches_the_engine(world, catalog_dir):
