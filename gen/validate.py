@@ -7,6 +7,7 @@ checked without loading it into Python.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +17,9 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from shopgen.gen.dataset import is_parquet, read_manifest, sha256_file
-from shopgen.schemas.errors import DatasetError
+from shopgen.gen.policy import PolicyEngine
+from shopgen.gen.policy_text import rule_sentence
+from shopgen.schemas.errors import DatasetError, ShopgenError
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.tables import expected_schema, polars_schema
 
@@ -216,7 +219,48 @@ def validate_dataset(root: Path, *, checksums: bool = True) -> list[str]:
     problems += list(_schema_problems(root, manifest))
     if not problems:
         problems += list(_rule_problems(root, manifest))
+    if not problems:
+        problems += list(_policy_problems(root, manifest))
     return problems
+
+
+def _policy_problems(root: Path, manifest: Manifest) -> Iterator[str]:
+    """A world's stored rules that differ from the rule file the runtime evaluates.
+
+    The runtime builds its policy engine from the packaged rule file
+    (:meth:`PolicyEngine.from_catalog`), never from the ``policy_rules`` table: its tools,
+    ground truth and policy text agree with one another, but a catalog generated under another
+    rule file keeps orders priced, shipped and returned under that one. Such a catalog still
+    works; this names the difference, so that it is regenerated knowingly.
+    """
+    paths = [root / rel for rel, e in manifest.files.items() if e.table == "policy_rules"]
+    if not paths:
+        return
+    config = manifest.config
+    try:
+        engine = PolicyEngine.for_store(
+            manifest.seed, policies=config.get("policies"), taxonomy=config.get("taxonomy")
+        )
+    except ShopgenError as exc:
+        yield f"policy_rules: the runtime cannot build this catalog's policy engine: {exc}"
+        return
+    stored = pl.read_parquet(paths, columns=["rule_id", "value", "text"])
+    was = {r["rule_id"]: (r["value"], r["text"]) for r in stored.iter_rows(named=True)}
+    now = {
+        r.id: (json.dumps(engine.value(r.id)), rule_sentence(engine, r))
+        for r in engine.policies.rules
+    }
+    added = sorted(now.keys() - was.keys())
+    removed = sorted(was.keys() - now.keys())
+    changed = sorted(rid for rid in was.keys() & now.keys() if was[rid] != now[rid])
+    if added or removed or changed:
+        first = (added or removed or changed)[0]
+        yield (
+            f"policy_rules: the stored rules are not the rule file the runtime uses (version "
+            f"{engine.policies.version}: {len(added)} new, {len(removed)} gone, {len(changed)} "
+            f"changed, e.g. {first!r}); the orders were generated under other rules: regenerate "
+            "the catalog"
+        )
 
 
 def _file_problems(root: Path, manifest: Manifest, checksums: bool):

@@ -16,7 +16,10 @@ from shopgen.schemas.errors import DatasetError
     "--no-checksums", is_flag=True, help="Skip SHA-256 verification (faster on big datasets)."
 )
 def validate(directory: Path, no_checksums: bool) -> None:
-    """Check DIRECTORY: checksums, schemas, id uniqueness, referential integrity, value ranges."""
+    """Check DIRECTORY: checksums, schemas, integrity, value ranges and its policy rules.
+
+    A world's stored policy rules must be the rule file the runtime evaluates.
+    """
     problems = validate_dataset(directory, checksums=not no_checksums)
     if problems:
         for problem in problems:

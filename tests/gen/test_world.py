@@ -6,14 +6,16 @@ import shutil
 import subprocess
 import sys
 from datetime import date
+from importlib import resources
 from pathlib import Path
 
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from shopgen.gen import policy
 from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
-from shopgen.gen.policy import PolicyEngine
+from shopgen.gen.policy import PolicyEngine, parse_policies_text
 from shopgen.gen.store import CatalogStore
 from shopgen.gen.users import USER_BLOCK
 from shopgen.gen.validate import validate_dataset
@@ -157,6 +159,27 @@ def test_policy_rules_table_matches_the_engine(world, catalog_dir):
     assert table.height == len(engine.policies.rules)
     for row in table.iter_rows(named=True):
         assert json.loads(row["value"]) == engine.value(row["rule_id"])
+
+
+def test_validate_names_a_catalog_generated_under_another_rule_file(catalog_dir, monkeypatch):
+    """The runtime evaluates the packaged rule file, never the catalog's policy_rules table: a
+    catalog generated before the rule file changed keeps orders priced under the old rules,
+    and validate says so instead of passing it (or failing on something else)."""
+    assert validate_dataset(catalog_dir, checksums=False) == []
+    text = resources.files("shopgen.gen").joinpath("data", "policies.yaml").read_text("utf-8")
+    premium = "range: {min: 99, max: 139, step: 20}"
+    assert text.count(premium) == 1
+    text = text.replace(premium, "value: 149") + (
+        "  - id: membership_fee_student\n    topic: membership_fee\n"
+        "    when: [{fact: tier, op: eq, value: basic}, {fact: quantity, op: eq, value: 1}]\n"
+        "    answer: {kind: number, unit: USD/year, value: 15}\n"
+        '    says: "Student membership costs {{ value }}."\n'
+    )
+    monkeypatch.setattr(policy, "_packaged", lambda: parse_policies_text(text))
+    problems = validate_dataset(catalog_dir, checksums=False)
+    assert len(problems) == 1, problems
+    assert "1 new, 0 gone, 1 changed, e.g. 'membership_fee_student'" in problems[0]
+    assert "regenerate the catalog" in problems[0]
 
 
 def test_user_block_history_does_not_depend_on_the_shard_split(catalog_dir, tmp_path):
