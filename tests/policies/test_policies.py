@@ -139,6 +139,71 @@ def test_policy_heuristic_states_the_most_specific_rule(facts: dict, value: str)
     assert answer(_SHIPPING_COST, facts) == f"Our policy gives {value} in your case."
 
 
+_BULK = (
+    "Orders of a few units get no bulk discount (0%). "
+    "Buying 25 or more units of one item takes 15% off that line. "
+    "Members buying 50 or more units of an electronic item get 10% off that line. "
+    "Basic members buying 50 or more units of a non-electronic item priced $25.00 or less get "
+    "25% off that line. "
+    "Within the contiguous US, Premium members buying 100 or more units of pens, notebooks, "
+    "copy & printer paper or desk organizers priced $10.00 or less get 30% off that line."
+)
+_WARRANTY = (
+    "Electronics carry a 24 months store warranty. "
+    "Premium members' large items other than electronics carry a 36 months store warranty. "
+    "Premium members' large electronics (televisions, treadmills) priced $1,000.00 or more "
+    "carry a 48 months store warranty."
+)
+_PRICE_WINDOW = (
+    "Price adjustments can be requested within 14 days of purchase. "
+    "Premium members can request price adjustments on unopened electronics priced $500.00 or "
+    "more within 45 days of purchase. "
+    "Premium members can request price adjustments on up to 2 unopened laptops or desktop "
+    "computers priced $1,000.00 or more within 60 days of purchase."
+)
+_LAPTOP = {"tier": "premium", "price": 1500.0, "condition": "unopened", "tags": {"electronics"}}
+
+
+@pytest.mark.parametrize(
+    ("text", "facts", "value"),
+    [
+        (_BULK, {"tier": "basic", "qty": 60, "price": 8.0, "tags": set()}, "25%"),
+        (_BULK, {"tier": "basic", "qty": 60, "price": 30.0, "tags": set()}, "15%"),
+        (_BULK, {"tier": "basic", "qty": 60, "price": 8.0, "tags": {"electronics"}}, "10%"),
+        (
+            _BULK,
+            {"tier": "premium", "qty": 120, "price": 8.0, "state": "CA", "category": "pens"},
+            "30%",
+        ),
+        (
+            _BULK,
+            {"tier": "premium", "qty": 120, "price": 8.0, "state": "CA", "category": "mugs"},
+            "15%",
+        ),
+        (_WARRANTY, {"tier": "premium", "tags": {"large_item"}}, "36 months"),
+        (
+            _WARRANTY,
+            {"tier": "premium", "price": 700.0, "tags": {"large_item", "electronics"}},
+            "24 months",
+        ),
+        (_WARRANTY, {"tier": "premium", "price": 1500.0, "tags": {"electronics"}}, "24 months"),
+        (_PRICE_WINDOW, {**_LAPTOP, "qty": 1, "category": "laptops"}, "60 days"),
+        (_PRICE_WINDOW, {**_LAPTOP, "qty": 3, "category": "laptops"}, "45 days"),
+        (_PRICE_WINDOW, {**_LAPTOP, "qty": 1, "category": "tablets"}, "45 days"),
+    ],
+)
+def test_policy_heuristic_reads_exceptions_limits_and_named_kinds(
+    text: str, facts: dict, value: str
+) -> None:
+    """Rule file 2 writes "other than electronics", "a non-electronic item", "priced $25.00
+    or less", "up to 2 …" and lists of product kinds; the heuristic read each as no condition
+    (or the excluded kind as required) and stated the wrong, more specific sentence."""
+    from shopgen.policies.heuristic.policy import answer
+
+    facts = {**facts, "tags": facts.get("tags", set())}
+    assert answer(text, facts) == f"Our policy gives {value} in your case."
+
+
 def test_policy_heuristic_reads_threshold_and_yes_no() -> None:
     from shopgen.policies.heuristic.policy import answer, read_facts
 

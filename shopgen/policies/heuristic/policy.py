@@ -322,11 +322,26 @@ def parse_sentence(sentence: str, threshold: bool = False) -> tuple[dict[str, Co
         x = float(m.group(1).replace(",", ""))
         conds["price"] = lambda f, x=x: _num(f, "price", lambda v: v >= x)
         rest = rest.replace(m.group(0), "")
+    m = re.search(r"priced " + _AMOUNT + " or less", low)
+    if m:
+        x = float(m.group(1).replace(",", ""))
+        conds["price"] = lambda f, x=x: _num(f, "price", lambda v: v <= x)
+        rest = rest.replace(m.group(0), "")
     m = re.search(r"buying (\d+) or more units", low)
     if m:
         q = int(m.group(1))
         conds["qty"] = lambda f, q=q: _num(f, "qty", lambda v: v >= q)
         rest = rest.replace(m.group(0), "")
+    m = re.search(r"\bup to (\d+) ", low)
+    if m:
+        q = int(m.group(1))
+        conds["qty"] = lambda f, q=q: _num(f, "qty", lambda v: v <= q)
+        rest = rest.replace(m.group(0), "")
+    named = _named_categories(low)
+    if named:
+        conds["category"] = lambda f, ns=named: (
+            any(_same_noun(n, f["category"]) for n in ns) if "category" in f else None
+        )
     ships = [k for k, w in (("standard", "standard"), ("expedited", "expedited"),
                             ("two_day", "two-day"), ("next_day", "next-day")) if w in low]  # fmt: skip
     if len(ships) == 1 and "standard policies" not in low:
@@ -348,18 +363,58 @@ def parse_sentence(sentence: str, threshold: bool = False) -> tuple[dict[str, Co
             if "reason" in f or "condition" in f
             else None
         )
-    tags = [t for t, ws in _SENTENCE_KINDS.items() if any(w in low for w in ws)]
-    if tags:
-        conds["tags"] = lambda f, ts=tuple(tags): (
-            all(t in f["tags"] for t in ts) if "tags" in f else None
+    left_out = {_LEFT_OUT[m.group(1)] for m in _EXCEPT.finditer(low)}
+    kinds = _EXCEPT.sub(" ", low)
+    tags = [t for t, ws in _SENTENCE_KINDS.items() if any(w in kinds for w in ws)]
+    if tags or left_out:
+        conds["tags"] = lambda f, ts=tuple(tags), no=tuple(left_out): (
+            all(t in f["tags"] for t in ts) and not any(t in f["tags"] for t in no)
+            if "tags" in f
+            else None
         )
     return conds, rest
 
 
+#: A kind of item a sentence leaves out ("large items other than electronics", "a
+#: non-electronic item", "orders without large items"), by the words that name it.
+_EXCEPT = re.compile(
+    r"(?:other than |non-|without )(electronics|electronic|large items|hazardous items)"
+)
+_LEFT_OUT = {
+    "electronics": "electronics",
+    "electronic": "electronics",
+    "large items": "large_item",
+    "hazardous items": "hazmat",
+}
+#: A list of product kinds a sentence is limited to ("on up to 2 unopened laptops or desktop
+#: computers priced …", "units of pens, notebooks, copy paper or desk organizers priced …").
+_NAMED = re.compile(
+    r"\b(?:units of|on)(?: up to \d+)?(?: unopened| opened)? ([a-z][a-z ,&]*? (?:or|and) [a-z &]+?) priced"
+)
+
+
+def _named_categories(low: str) -> tuple[str, ...]:
+    """The product kinds a sentence names as a list, unless they are kinds of item (tags)."""
+    m = _NAMED.search(low)
+    if not m:
+        return ()
+    names = tuple(n.strip() for n in re.split(r",\s*|\s+(?:or|and)\s+", m.group(1)) if n.strip())
+    words = {w for ws in _SENTENCE_KINDS.values() for w in ws} | {"watches", "shoes", "items"}
+    if any(n in words or any(w in n for w in words) for n in names):
+        return ()
+    return names
+
+
+def _same_noun(a: str, b: str) -> bool:
+    """Whether two product-kind names are the same kind, singular or plural."""
+    a, b = a.lower().strip(), b.lower().strip()
+    return a.rstrip("s") == b.rstrip("s") or a in b or b in a
+
+
 #: How passage sentences name kinds of item.
 _SENTENCE_KINDS: dict[str, tuple[str, ...]] = {
-    "large_item": ("large item",),
-    "electronics": ("electronics",),
+    "large_item": ("large item", "large electronics"),
+    "electronics": ("electronics", "electronic item"),
     "jewelry": ("jewelry",),
     "apparel": ("clothing",),
     "perishable": ("perishable",),
