@@ -240,7 +240,7 @@ Version history:
           first) no longer passes on most tasks (58–88% of discovery and substitution tasks
           before, 22–30% now, 5k products). The system prompt no longer says a rating scores
           from 1 to 5 stars: it scores between the ratings the customer names.
-    2.7 — policy and returns steps follow policy 2.3 and returns 2.7 (rule file 2: questions at
+          Also, policy and returns steps follow policy 2.3 and returns 2.7 (rule file 2: questions at
           high d draw from many rules; a few return windows change): 143 of 260 journeys at
           d = 0–12 on 5k products change.
 """
