@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Annotated
 
 from shopgen.env.tools.context import ToolContext
-from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
+from shopgen.env.tools.registry import Encoded, MaxChars, ToolError, encoded, tool
 from shopgen.env.user import SimulatedUser, compile_script
 from shopgen.schemas.errors import ConfigError
 
-#: Longest question accepted (a question, not a document).
+#: Longest question accepted (a question, not a document): stated in the schema, enforced by
+#: the registry's validation (:class:`~shopgen.env.tools.registry.MaxChars`).
 MAX_QUESTION_CHARS = 500
 
 
@@ -25,7 +27,7 @@ def customer(ctx: ToolContext) -> SimulatedUser:
 
 
 @tool("read")
-def ask_user(ctx: ToolContext, question: str) -> Encoded:  # noqa: D417  (ctx is the runtime's, not the agent's)
+def ask_user(ctx: ToolContext, question: Annotated[str, MaxChars(MAX_QUESTION_CHARS)]) -> Encoded:  # noqa: D417  (ctx is the runtime's, not the agent's)
     """Ask the customer a clarifying question; returns their reply.
 
     Args:
@@ -33,8 +35,6 @@ def ask_user(ctx: ToolContext, question: str) -> Encoded:  # noqa: D417  (ctx is
     """
     if not question.strip():
         raise ToolError("question is empty; ask the customer something", "bad_arguments")
-    if len(question) > MAX_QUESTION_CHARS:
-        raise ToolError(f"question is longer than {MAX_QUESTION_CHARS} characters", "bad_arguments")
     user = customer(ctx)
     out = user.reply(question, ctx.state.turns)
     ctx.state.extra["questions"] = user.questions

@@ -4,7 +4,9 @@ A tool is a plain function ``fn(ctx, **arguments) -> dict`` decorated with :func
 type-annotated signature gives the JSON Schema types (``X | None`` or a default → not
 required), and its Google docstring gives the description and each argument's text, so the
 schema the agent sees cannot drift from the code that runs (STYLE §5, tau2's
-``environment/tool.py``). Tools raise :class:`ToolError`; :func:`invoke` is the single boundary
+``environment/tool.py``). A string argument's length limit is declared the same way, as
+``Annotated[str, MaxChars(n)]``: the schema states it (``maxLength`` and the description) and
+:meth:`ToolSpec.validate` enforces it, so a limit cannot be enforced without being said. Tools raise :class:`ToolError`; :func:`invoke` is the single boundary
 that turns every failure into an error result, records used and shown ids, and never raises.
 """
 
@@ -35,6 +37,19 @@ _INT_TEXT = re.compile(r"^[+-]?\d+$")
 _ABSENT = object()
 #: Arguments whose product ids count as used by the agent (DESIGN §9's hallucination record).
 _ID_PARAMS = ("product_id", "product_ids")
+
+
+@dataclass(frozen=True, slots=True)
+class MaxChars:
+    """A string argument's length limit, declared as ``Annotated[str, MaxChars(n)]``.
+
+    ``ask_user`` refused a question over 500 characters while its schema said nothing of a
+    limit: a model could not know why its long question failed, nor keep under it. Declared
+    here, the limit is written into the schema (``maxLength`` and a sentence of the
+    description) and checked by :meth:`ToolSpec.validate`, whose refusal says it.
+    """
+
+    limit: int
 
 
 class ToolError(Exception):
@@ -79,6 +94,8 @@ class Param:
     #: The same for the items of a list argument (``list[str]`` → str): a list of only such
     #: items is copied as it is, without converting item by item.
     item_exact: tuple[type, ...] = ()
+    #: The most characters a string value may have (:class:`MaxChars`); 0 for no limit.
+    max_chars: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +138,13 @@ class ToolSpec:
                 out[name] = list(value)
             else:
                 out[name] = _convert(self.name, name, value, p.annotation, loose)
+            got = out[name]
+            if p.max_chars and type(got) is str and len(got) > p.max_chars:
+                raise ToolError(
+                    f"{self.name}: argument {name!r} is {len(got)} characters long, over the"
+                    f" limit of {p.max_chars}; shorten it",
+                    "bad_arguments",
+                )
         return out
 
 
@@ -139,21 +163,30 @@ def tool(kind: ToolKind) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 def build_spec(fn: Callable[..., Any], kind: ToolKind) -> ToolSpec:
     """The spec of ``fn``: parameters after the first (the context), schema from the docstring."""
-    hints = typing.get_type_hints(fn)
+    hints = typing.get_type_hints(fn, include_extras=True)
     summary, arg_docs = parse_docstring(inspect.getdoc(fn) or "")
     params = []
     for name, parameter in list(inspect.signature(fn).parameters.items())[1:]:
-        annotation = hints[name]
+        annotation, max_chars = _limit(fn.__name__, name, hints[name])
         optional = _is_optional(annotation)
         has_default = parameter.default is not inspect.Parameter.empty
         if name not in arg_docs:
             raise ValueError(f"tool {fn.__name__}: argument {name!r} has no docstring entry")
         schema = {**_json_schema(_strip_none(annotation)), "description": arg_docs[name]}
+        if max_chars:
+            schema["maxLength"] = max_chars
+            schema["description"] += f" At most {max_chars} characters."
         target = _strip_none(annotation)
         items = _exact(typing.get_args(target)[0]) if typing.get_origin(target) is list else ()
         params.append(
             Param(
-                name, annotation, not (optional or has_default), schema, _exact(annotation), items
+                name,
+                annotation,
+                not (optional or has_default),
+                schema,
+                _exact(annotation),
+                items,
+                max_chars,
             )
         )
     schema = {
@@ -172,6 +205,23 @@ def build_spec(fn: Callable[..., Any], kind: ToolKind) -> ToolSpec:
     names = frozenset(p.name for p in params)
     id_params = tuple(n for n in _ID_PARAMS if n in names)
     return ToolSpec(fn.__name__, kind, fn, tuple(params), schema, names, id_params)
+
+
+def _limit(tool_name: str, name: str, annotation: Any) -> tuple[Any, int]:
+    """``annotation`` without its ``Annotated`` wrapper, and the :class:`MaxChars` limit it declares.
+
+    Raises:
+        TypeError: the limit is on an argument that is not a string, or is not positive.
+    """
+    if typing.get_origin(annotation) is not typing.Annotated:
+        return annotation, 0
+    base = annotation.__origin__
+    limits = [m.limit for m in annotation.__metadata__ if isinstance(m, MaxChars)]
+    if limits and (_strip_none(base) is not str or min(limits) < 1):
+        raise TypeError(
+            f"tool {tool_name}: MaxChars needs a str argument and a limit >= 1 ({name})"
+        )
+    return base, min(limits, default=0)
 
 
 def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:

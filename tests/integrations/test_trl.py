@@ -22,13 +22,25 @@ get_json_schema = pytest.importorskip("transformers.utils").get_json_schema
 
 def _canonical(schema: dict) -> dict:
     """Drop what the two generators spell differently but mean the same: get_json_schema never
-    writes ``additionalProperties`` and omits an empty ``required``."""
+    writes ``additionalProperties`` and omits an empty ``required``. Nor can it write a
+    string's ``maxLength``: the limit stays said in the description, which both carry
+    (:func:`test_a_length_limit_reaches_trl_in_the_description`)."""
     s = json.loads(json.dumps(schema))
     params = s["function"]["parameters"]
     params.pop("additionalProperties", None)
+    for prop in params.get("properties", {}).values():
+        prop.pop("maxLength", None)
     if not params.get("required"):
         params.pop("required", None)
     return s
+
+
+def test_a_length_limit_reaches_trl_in_the_description(shop):
+    from shopgen.env.tools.dialogue import MAX_QUESTION_CHARS
+
+    methods = {m.__name__: m for m in _tool_methods(environment_factory(shop, env="cart")())}
+    question = get_json_schema(methods["ask_user"])["function"]["parameters"]["properties"]
+    assert f"At most {MAX_QUESTION_CHARS} characters" in question["question"]["description"]
 
 
 def _tool_methods(instance) -> list:
