@@ -373,7 +373,9 @@ def _words(
         # head word, not the name's ("shoe_size_us" is labelled "size").
         head = label.rsplit(" ", 1)[-1]
         strong += [head, *_SPELLED.get(head, ())]
-    if kind == "variant" and last and not exchange:
+    if kind == "variant" and last:
+        # An exchange's replacement too: "What size do you want?" of a tumbler exchanged for
+        # another capacity got "I don't know" (its label "capacity" was the only word).
         strong += _axis_words(last)
     weak = list(WEAK_WORDS.get(last or "", ())) + list(WEAK_WORDS.get(kind, ()))
     strong_set = frozenset(t for t in map(_phrase, strong) if t)
@@ -399,13 +401,32 @@ def _compile(slot: ScriptSlot, never_say: tuple[str, ...]) -> _Matcher:
     return _Matcher(slot, strong, weak, longest, index, speakable, values, sub, letter)
 
 
+#: A length axis's words: its size, and its length asked in so many words.
+_LENGTH = (
+    "size",
+    "length",
+    "how long should",
+    "how long do you",
+    "how long would you",
+    "long do you need",
+    "long do you want",
+)
+
 #: A variant axis → more words a shopper is asked it in. A count's head word "count" is a
 #: quantity word too: "Which pack size?" and "Which bottle size?" got "I don't know", and
 #: "How many tablets should the bottle have?" got the number of bottles. Single words take a
 #: "how many" from the quantity (:func:`_generic_only_elsewhere`), so "pack" is said in
 #: phrases only: "How many packs?" asks the quantity.
 _AXIS_WORDS: dict[str, tuple[str, ...]] = {
-    "pack_count": ("pack size", "size pack", "per pack", "in a pack", "in each pack", "which pack"),
+    "pack_count": (
+        "size",
+        "pack size",
+        "size pack",
+        "per pack",
+        "in a pack",
+        "in each pack",
+        "which pack",
+    ),
     # A furniture finish (Oak, Walnut, Black) and a lipstick's or foundation's shade are
     # their colour to a shopper: "Which colour for the cocktail table?" got no answer.
     "finish": _COLOR,
@@ -424,6 +445,20 @@ _AXIS_WORDS: dict[str, tuple[str, ...]] = {
         "softgel",
         "gummies",
     ),
+    # A tumbler's capacity, a cable's or a wiper's length, a tablet's storage, a dumbbell's
+    # weight and a trouser's length are its size to a shopper: "What size do you want?" got
+    # "I'm not sure" (12 of 234 cart, journey and returns tasks at d = 0-12 on 5k products
+    # held such an axis unanswered), and beside a shirt's size only the shirt's was said.
+    "capacity": ("size", "how big", "volume", "hold", "ounce", "oz"),
+    "storage": ("size", "how big", "capacity", "how much storage", "memory", "gb"),
+    "cable_length": _LENGTH,
+    "wiper_length": _LENGTH,
+    "inseam": _LENGTH,
+    "womens_inseam": _LENGTH,
+    "dumbbell_weight": ("size", "how heavy", "heavy"),
+    "fragrance_size": ("how big", "volume", "bottle size"),
+    "screen_size": ("how big",),
+    "rug_size": ("how big", "dimension"),
 }
 
 

@@ -84,7 +84,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "cart",
-        "1.2",
+        "1.3",
         "build the exact cart the customer asks for",
         *_COMMON,
         "top_k",

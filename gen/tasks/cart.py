@@ -89,6 +89,12 @@ Version history:
           One-letter sizes listed as options ("For the tank top: S, M or L?") are answered:
           two or more capital size codes are a list of sizes (13 one-letter sizes omitted in
           12 of 60 tasks at d = 4/8/12 on 5k products; such a question got no answer).
+    1.3 — the customer answers "What size do you want?" ("How big?", "How long should it be?", "How
+          much should it hold?") of a variant axis a shopper calls a size though it is not named
+          one: a capacity, a cable's or wiper's length, a tablet's storage, a dumbbell's weight, an
+          inseam, a pack count. It got "I'm not sure", and beside a shirt only the shirt's size was
+          said (6 of 78 cart tasks at d = 0–12, 6 per d, on 5k products held such an axis
+          unanswered; now none). Replies only; tasks are drawn as before.
 """
 
 from __future__ import annotations
