@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 from shopgen.gen.render import render_user_reply
 from shopgen.gen.seeding import stream
-from shopgen.gen.slots import Slot, make_slot, spec_for
+from shopgen.gen.slots import Slot, make_slot, slot_label, spec_for
 from shopgen.gen.store import BoundedCache
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.task import ScriptSlot, UserScript
@@ -57,6 +57,22 @@ _RATING = ("rating", "star", "review", "rated")
 _QTY = ("quantity", "how many", "qty", "number of", "units", "pieces", "amount", "count")
 _COLOR = ("color", "colour", "shade", "hue", "tint")
 _ITEM = ("which item", "what item", "which product", "what product", "looking for")
+#: Words asking for the whole list of what the customer wants: "Can you list everything
+#: again?" and "What do you need?" got "I'm not sure" from a cart customer (a bundle's
+#: must-haves answer "need" already).
+_LIST = (
+    "list everything",
+    "list all",
+    "list the item",
+    "list them",
+    "full list",
+    "shopping list",
+    "everything again",
+    "everything you need",
+    "everything you want",
+    "what do you need",
+    "what you need",
+)
 #: A label's head word → its other spelling ("Which flavour?" for a "coffee flavor").
 _SPELLED = {"flavor": ("flavour",), "flavour": ("flavor",), "color": ("colour",)}
 
@@ -77,7 +93,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "order_date": ("order date", "when did you order", "when did you place", "placed", "date"),
     "reason": ("reason", "why", "wrong", "problem", "issue"),
     "action": ("return or exchange", "exchange", "refund", "replace", "replacement", "money back"),
-    "desc": _ITEM,
+    "desc": (*_ITEM, *_LIST),
     "item": _ITEM,
     "product_title": _ITEM,
     "seen": ("when did you see", "when did you look", "viewed", "looked at", "saw"),
@@ -85,7 +101,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "category": ("kind of", "type of", "category"),
     "topic": ("question", "topic", "want to know"),
     "project": ("project", "what for"),
-    "must": ("must have", "need", "essential", "required"),
+    "must": ("must have", "need", "essential", "required", *_LIST),
     "want": ("what do you need", "what do you want", "tracking", "status"),
     "days": ("how long ago", "how many days", "days since", "delivered"),
     "method": (
@@ -500,6 +516,8 @@ class CompiledScript:
     """
 
     script: UserScript
+    #: Every slot's matcher: the script's, in order, then those of the slots a change of mind
+    #: adds (:func:`_added_slot`); a reply's ``where`` indexes this tuple.
     matchers: tuple[_Matcher, ...]
     item_words: dict[int, frozenset[str]]
     longest: int  # words in the longest phrase of any matcher
@@ -508,29 +526,45 @@ class CompiledScript:
     switched: dict[str, Any] = field(default_factory=dict)  # the same after the switch
     #: A journey cart step's items' words, by (step, item): what ``item_words`` is to a cart's.
     sub_words: dict[tuple[int, int], frozenset[str]] = field(default_factory=dict)
+    #: The matchers of what the customer knows before a change of mind is said: ``matchers``
+    #: less the added slots and the slots of an added item (``()`` when that is all of them).
+    early: tuple[_Matcher, ...] = ()
     asked: BoundedCache = field(default_factory=lambda: BoundedCache(_ASKED_LIMIT))
     answers: BoundedCache = field(default_factory=lambda: BoundedCache(_ASKED_LIMIT))
     rendered: BoundedCache = field(default_factory=lambda: BoundedCache(_REPLIES_LIMIT))
 
-    def slots_asked(self, question: str) -> tuple[ScriptSlot, ...]:
-        """:func:`match_slots` of ``question``, remembered."""
-        return self.asked.remember(question, lambda: tuple(match_slots(self, question)))
+    def heard(self, switched: bool) -> tuple[_Matcher, ...]:
+        """The matchers of what the customer knows, before or after the change of mind."""
+        return self.early if self.early and not switched else self.matchers
 
-    def answerable(self, question: str) -> Answerable:
+    def _key(self, question: str, switched: bool) -> str | tuple[str, bool]:
+        """A memo key of ``question``: the switch is part of it only where it adds slots."""
+        return (question, True) if switched and self.early else question
+
+    def slots_asked(self, question: str, switched: bool = False) -> tuple[ScriptSlot, ...]:
+        """:func:`match_slots` of ``question``, remembered."""
+        return self.asked.remember(
+            self._key(question, switched), lambda: tuple(match_slots(self, question, switched))
+        )
+
+    def answerable(self, question: str, switched: bool = False) -> Answerable:
         """The speakable slots ``question`` asks about, with what a reply records of them.
 
-        Remembered per question: a replayed episode asks the same questions again.
+        Remembered per question (and switch, where it adds slots): a replayed episode asks
+        the same questions again.
         """
-        hit = self.answers.get(question)
+        key = self._key(question, switched)
+        hit = self.answers.get(key)
         if hit is None:
-            slots = tuple(s for s in self.slots_asked(question) if s.name in self.speakable)
+            asked = self.slots_asked(question, switched)
+            slots = tuple(s for s in asked if s.name in self.speakable)
             where = tuple(
                 next(i for i, m in enumerate(self.matchers) if m.slot is s) for s in slots
             )
             names = tuple(s.name for s in slots)
             omitted = tuple(s.name for s in slots if s.omitted)
             items = named_items(self, question)
-            hit = self.answers.put(question, Answerable(slots, where, names, omitted, items))
+            hit = self.answers.put(key, Answerable(slots, where, names, omitted, items))
         return hit
 
 
@@ -557,11 +591,14 @@ def compile_script(text: str) -> CompiledScript:
         first = str(exc).splitlines()
         raise ConfigError(f"invalid user_script: {' '.join(first[:3])}") from None
     never = tuple(script.never_say)
-    matchers = tuple(_compile(s, never) for s in script.slots)
+    changed = script.switch.changes if script.switch is not None else []
+    known = {s.name for s in script.slots}
+    added = tuple(_added_slot(n, v, script.slots) for n, v in changed if n not in known)
+    matchers = tuple(_compile(s, never) for s in (*script.slots, *added))
+    early = _early(matchers, len(script.slots), added)
     # An item swapped in or added by a change of mind is named by its new words too: "How
     # many knife sets and how many video games?" named the game alone, and the knife set
     # that replaced a thermometer got no answer.
-    changed = script.switch.changes if script.switch is not None else []
     named = [(m.slot.name, m.slot.value) for m in matchers if m.speakable]
     item_words: dict[int, set[str]] = {}
     sub_words: dict[tuple[int, int], set[str]] = {}
@@ -590,7 +627,51 @@ def compile_script(text: str) -> CompiledScript:
         values,
         {**values, **dict(script.switch.changes)} if script.switch is not None else values,
         sub_words={k: frozenset(v) for k, v in sub_words.items()},
+        early=early,
     )
+
+
+#: Any run of digits of a slot name: names of one shape (``items.#.desc``) share kind and label.
+_INDEX = re.compile(r"\d+")
+
+
+def _added_slot(name: str, value: Any, slots: list[ScriptSlot]) -> ScriptSlot:
+    """A slot a change of mind adds, as the customer knows it once they have said it.
+
+    Made like the script's slots of its shape (an added ``items.2.desc`` as ``items.0.desc``,
+    an added ``must.3`` as ``must.0``): kind and label, so it is asked for by the same words.
+    Items added this way were never answered: "What items do you need?" and "Can you list
+    everything again?" left out the item the customer had just added.
+    """
+    shape = _INDEX.sub("#", name)
+    like = next((s for s in slots if _INDEX.sub("#", s.name) == shape), None)
+    if like is not None:
+        return ScriptSlot(name=name, value=value, kind=like.kind, label=like.label)
+    last = name.rsplit(".", 1)[-1]
+    kind = "variant" if ".variant." in name or ".exchange." in name else "text"
+    return ScriptSlot(name=name, value=value, kind=kind, label=slot_label(last))
+
+
+def _early(
+    matchers: tuple[_Matcher, ...], scripted: int, added: tuple[ScriptSlot, ...]
+) -> tuple[_Matcher, ...]:
+    """The matchers of what the customer knows before the change of mind: ``()`` for all.
+
+    Leaves out the added slots (the first ``scripted`` matchers are the script's) and every
+    slot of a list item the change of mind adds: the script holds an added item's quantity
+    from the start, and "How many of each?" before the switch got "… and the quantity is 1",
+    a quantity of an item the customer had not mentioned.
+    """
+    new_items = {
+        m["item"] for s in added if (m := _ITEM_FIELD.match(s.name)) and m["field"] == "desc"
+    }
+
+    def later(i: int, m: _Matcher) -> bool:
+        field_ = _ITEM_FIELD.match(m.slot.name)
+        return i >= scripted or (field_ is not None and field_["item"] in new_items)
+
+    kept = tuple(m for i, m in enumerate(matchers) if not later(i, m))
+    return () if len(kept) == len(matchers) else kept
 
 
 #: Phrases that only say "a number of something": "how many stars" asks about the rating.
@@ -654,8 +735,12 @@ def named_items(compiled: CompiledScript, question: str) -> tuple[int, ...]:
     return tuple(sorted(i for i, ws in compiled.item_words.items() if not ws.isdisjoint(said)))
 
 
-def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
+def match_slots(
+    compiled: CompiledScript, question: str, switched: bool = False
+) -> list[ScriptSlot]:
     """The slots ``question`` asks about (speakable or not), in script order.
+
+    ``switched``: the change of mind has been said, so the slots it adds are known too.
 
     A question naming an item or a journey step asks about that one's slots only, and the
     weak words stand in when none of its slots matched a specific one: "For the laptop bags:
@@ -685,7 +770,8 @@ def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
             ]
         return ms
 
-    hits = [m for m in compiled.matchers if not grams.isdisjoint(m.strong)]
+    heard = compiled.heard(switched)
+    hits = [m for m in heard if not grams.isdisjoint(m.strong)]
     hits = of_named([m for m in hits if not _generic_only_elsewhere(m, words, grams, hits)])
     if not hits:
         # Options listed without the axis's name ("Gray, Olive or White?"), when they are of
@@ -694,7 +780,7 @@ def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
         hits = of_named(
             [
                 m
-                for m in compiled.matchers
+                for m in heard
                 if (m.values and not grams.isdisjoint(m.values)) or (m.letter and m.letter in sizes)
             ]
         )
@@ -705,9 +791,7 @@ def match_slots(compiled: CompiledScript, question: str) -> list[ScriptSlot]:
     weak = grams if all(m.slot.kind == "preference" for m in hits) else grams & OPEN_PHRASES
     if weak:
         strong = {id(m) for m in hits}
-        hits = of_named(
-            [m for m in compiled.matchers if id(m) in strong or not weak.isdisjoint(m.weak)]
-        )
+        hits = of_named([m for m in heard if id(m) in strong or not weak.isdisjoint(m.weak)])
     return [m.slot for m in hits]
 
 
@@ -910,7 +994,9 @@ class SimulatedUser:
         switch_text = self._switch_due(turn)
         if switch_text:
             parts.append(switch_text)
-        answered, where, names, omitted, items = self.compiled.answerable(question)
+        answered, where, names, omitted, items = self.compiled.answerable(
+            question, self.switch_said
+        )
         if answered:
             one = len(items) == 1  # a question naming one item (its values go unnamed)
             make = partial(self._answer_slots, answered, one)

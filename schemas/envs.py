@@ -110,7 +110,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "bundle",
-        "1.2",
+        "1.3",
         "recommend one product per category of a project within budget",
         *_COMMON,
         "top_k",

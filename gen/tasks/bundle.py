@@ -52,6 +52,10 @@ Version history:
           sleeping bag as well", as cart's added items are): "the must-have is now sleeping
           bag" read as a swap for one of the kinds said, and asked which, the customer did not
           know (5 of 100 tasks at d = 4–12 on 5k products add one). Replies only.
+    1.3 — a must-have added by a change of mind is in the customer's list once said: "Which items do
+          you need for the project?" (the oracle's question) and "Can you list everything again?"
+          left it out (2 of 2 tasks of 78 at d = 0–12 on 5k products that add one; now none).
+          Replies only.
 """
 
 from __future__ import annotations
