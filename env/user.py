@@ -34,6 +34,7 @@ from shopgen.gen.render import render_user_reply
 from shopgen.gen.seeding import stream
 from shopgen.gen.slots import Slot, make_slot, slot_label, spec_for
 from shopgen.gen.store import BoundedCache
+from shopgen.gen.tasks.substitution import COMPAT_WORDS
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.task import ScriptSlot, UserScript
 
@@ -320,6 +321,45 @@ def _grams(words: tuple[str, ...], longest: int) -> frozenset[tuple[str, ...]]:
 #: A set of question phrases, each a tuple of :func:`tokens`.
 Phrases = frozenset[tuple[str, ...]]
 
+#: Words asking whether there is something at all ("Does it need to be compatible with
+#: anything?", "Any particular colour?", "Is that all?"): a customer with nothing of the kind
+#: says so (:meth:`SimulatedUser.reply`), where they echoed the request ("the product is …",
+#: the weak word "product" matched its name) or said "I'm not sure".
+EXISTENTIAL: Phrases = frozenset(
+    map(
+        tokens,
+        (
+            "anything",
+            "something else",
+            "any other",
+            "any particular",
+            "any specific",
+            "in particular",
+            "any more",
+            "any additional",
+            "any further",
+            "any requirement",
+            "is that all",
+            "is that everything",
+            "is that it",
+            "that's all",
+            "that's everything",
+            "that's it",
+            "nothing else",
+        ),
+    )
+)
+
+#: The request's own subject (the item, the product, a journey step's goal): named by a bare
+#: noun ("product"), it is what an existential question is about, not a fact it asks for.
+_SUBJECTS = frozenset({"desc", "item", "product_title", "goal"})
+_NOUN_PHRASES: Phrases = frozenset({("item",), ("product",)})
+
+#: How a substitute's shared features are asked about (``compat.*`` slots carry these as
+#: keywords): asked so, a substitution customer whose original has none says "nothing in
+#: particular" (:meth:`SimulatedUser.reply`).
+COMPAT_PHRASES: Phrases = frozenset(map(tokens, COMPAT_WORDS))
+
 #: The :data:`_OPEN` words that ask for requirements even beside a specific question
 #: (:func:`match_slots`): "What's your budget, and any other requirements?". Not "other",
 #: "anything else" or "specific", which qualify a specific word ("Any other colour?").
@@ -529,6 +569,8 @@ class CompiledScript:
     #: The matchers of what the customer knows before a change of mind is said: ``matchers``
     #: less the added slots and the slots of an added item (``()`` when that is all of them).
     early: tuple[_Matcher, ...] = ()
+    #: The script holds a substitute's shared feature (a ``compat.*`` slot).
+    compat: bool = False
     asked: BoundedCache = field(default_factory=lambda: BoundedCache(_ASKED_LIMIT))
     answers: BoundedCache = field(default_factory=lambda: BoundedCache(_ASKED_LIMIT))
     rendered: BoundedCache = field(default_factory=lambda: BoundedCache(_REPLIES_LIMIT))
@@ -558,13 +600,18 @@ class CompiledScript:
         if hit is None:
             asked = self.slots_asked(question, switched)
             slots = tuple(s for s in asked if s.name in self.speakable)
+            grams = _question(question, self.longest)[1]
             where = tuple(
                 next(i for i, m in enumerate(self.matchers) if m.slot is s) for s in slots
             )
             names = tuple(s.name for s in slots)
             omitted = tuple(s.name for s in slots if s.omitted)
             items = named_items(self, question)
-            hit = self.answers.put(key, Answerable(slots, where, names, omitted, items))
+            existential = not grams.isdisjoint(EXISTENTIAL)
+            compat = not grams.isdisjoint(COMPAT_PHRASES)
+            hit = self.answers.put(
+                key, Answerable(slots, where, names, omitted, items, existential, compat)
+            )
         return hit
 
 
@@ -576,6 +623,10 @@ class Answerable(NamedTuple):
     names: tuple[str, ...]  # their names, as the question's record lists them
     omitted: tuple[str, ...]  # the names of those the first message left out
     items: tuple[int, ...] = ()  # the list items the question names (:func:`named_items`)
+    #: The question asks whether there is anything (:data:`EXISTENTIAL`).
+    existential: bool = False
+    #: The question asks about a substitute's shared features (:data:`COMPAT_PHRASES`).
+    compat: bool = False
 
 
 @lru_cache(maxsize=8192)
@@ -628,6 +679,7 @@ def compile_script(text: str) -> CompiledScript:
         {**values, **dict(script.switch.changes)} if script.switch is not None else values,
         sub_words={k: frozenset(v) for k, v in sub_words.items()},
         early=early,
+        compat=any("compat" in s.name.split(".") for s in script.slots),
     )
 
 
@@ -772,6 +824,10 @@ def match_slots(
 
     heard = compiled.heard(switched)
     hits = [m for m in heard if not grams.isdisjoint(m.strong)]
+    # Whether there is anything about the item is no question about which item it is.
+    existential = not grams.isdisjoint(EXISTENTIAL)
+    if existential:
+        hits = [m for m in hits if not _echo(m, grams)]
     hits = of_named([m for m in hits if not _generic_only_elsewhere(m, words, grams, hits)])
     if not hits:
         # Options listed without the axis's name ("Gray, Olive or White?"), when they are of
@@ -791,8 +847,30 @@ def match_slots(
     weak = grams if all(m.slot.kind == "preference" for m in hits) else grams & OPEN_PHRASES
     if weak:
         strong = {id(m) for m in hits}
-        hits = of_named([m for m in heard if id(m) in strong or not weak.isdisjoint(m.weak)])
+        hits = of_named(
+            [
+                m
+                for m in heard
+                if id(m) in strong
+                or (not weak.isdisjoint(m.weak) and not (existential and _subject(m)))
+            ]
+        )
     return [m.slot for m in hits]
+
+
+def _subject(m: _Matcher) -> bool:
+    """``m`` is of the request's subject: the item, the product (:data:`_SUBJECTS`)."""
+    return _segments(m.slot.name)[0] in _SUBJECTS
+
+
+def _echo(m: _Matcher, grams: frozenset[tuple[str, ...]]) -> bool:
+    """``m`` is the request's subject, asked by no word but "item" or "product" (an echo).
+
+    Its label ("product") is one of its words: "Does the replacement product need to be
+    compatible with anything?" matched the original's name by it, and the customer said
+    "the product is <the original>" for an answer.
+    """
+    return _subject(m) and grams & m.strong <= _NOUN_PHRASES
 
 
 def naming_the_item(slot: Slot, script: dict[str, ScriptSlot]) -> Slot:
@@ -960,6 +1038,7 @@ class SimulatedUser:
         env: the environment (types slots a switch adds).
         seed: the task's root seed.
         task_id: the task id (keys the reply streams).
+        opening: the customer's first message (read only to tell which facts are said).
     """
 
     compiled: CompiledScript
@@ -970,6 +1049,10 @@ class SimulatedUser:
     switch_said: bool = False
     revealed: list[str] = field(default_factory=list)
     questions: list[dict[str, Any]] = field(default_factory=list)
+    #: The customer's first message: what it states is said (:meth:`_unanswered`).
+    opening: str = ""
+    #: Names of the slots the customer's replies have stated (any, omitted or not).
+    said: set[str] = field(default_factory=set)
 
     @property
     def script(self) -> UserScript:
@@ -994,9 +1077,8 @@ class SimulatedUser:
         switch_text = self._switch_due(turn)
         if switch_text:
             parts.append(switch_text)
-        answered, where, names, omitted, items = self.compiled.answerable(
-            question, self.switch_said
-        )
+        asked = self.compiled.answerable(question, self.switch_said)
+        answered, where, names, omitted, items = asked[:5]
         if answered:
             one = len(items) == 1  # a question naming one item (its values go unnamed)
             make = partial(self._answer_slots, answered, one)
@@ -1005,10 +1087,55 @@ class SimulatedUser:
             for name in omitted:
                 if name not in revealed:
                     revealed.append(name)
+            self.said.update(names)
         elif not switch_text:
-            parts.append(self._render("dont_know", (), tuple))
+            parts.append(self._render(self._unanswered(asked), (), tuple))
         self.questions.append({"turn": turn, "question": question, "answered": list(names)})
         return {"reply": " ".join(parts)}
+
+    def _unanswered(self, asked: Answerable) -> str:
+        """The reply kind to a question the script answers nothing of.
+
+        Asked whether there is anything ("Is that all?", "Any particular colour?"), a
+        customer who has said every fact in the question's scope (the items it names, or
+        all) has nothing more: ``all_said``. A substitution customer asked which features
+        the substitute must share, when the original's must share none, has ``nothing`` of
+        the kind, whatever else they hold. Otherwise they do not know: an unsaid fact may be
+        what the question is after in other words.
+        """
+        if not asked.existential:
+            return "dont_know"
+        if asked.compat and self.env == "substitution" and not self.compiled.compat:
+            return "nothing"
+        in_scope = asked.items
+        for m in self.compiled.heard(self.switch_said):
+            if (
+                m.speakable
+                and (not in_scope or m.item is None or m.item in in_scope)
+                and not self._is_said(m.slot)
+            ):
+                return "dont_know"
+        return "all_said"
+
+    def _is_said(self, slot: ScriptSlot) -> bool:
+        """Whether the customer has stated ``slot``: in a reply, or in the first message.
+
+        Not "not omitted": a policy customer's state or a journey step's order total is not
+        omitted, yet no first message says it (it is said when asked). A value is read in the
+        first message as written (protected values are written whole); one that noise or a
+        paraphrase changed counts as unsaid, so the customer then does not claim to be done.
+        """
+        if slot.name in self.said:
+            return True
+        if slot.omitted or not self.opening:
+            return False
+        current = self._current().get(slot.name, slot.value)
+        if current != slot.value:
+            return False  # changed by the switch, and the switch said it (it is in ``said``)
+        text = self._slot(slot, current).display()
+        return (
+            re.search(rf"(?<!\w){re.escape(text)}(?!\w)", self.opening, re.IGNORECASE) is not None
+        )
 
     def at_turn_end(self, turn: int) -> str | None:
         """The customer's unprompted message after assistant turn ``turn``: a due switch."""
@@ -1019,6 +1146,7 @@ class SimulatedUser:
         if sw is None or self.switch_said or turn < sw.turn:
             return None
         self.switch_said = True
+        self.said.update(name for name, _ in sw.changes)
         return self._render("change_mind", (), self._switch_slots)
 
     def _answer_slots(self, answered: tuple[ScriptSlot, ...], one_named: bool) -> tuple[Slot, ...]:

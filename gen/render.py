@@ -42,8 +42,20 @@ from shopgen.schemas.errors import ConfigError, ShopgenError
 
 Style = Literal["terse", "chatty", "polite", "impatient", "nonnative", "mobile"]
 STYLES: tuple[str, ...] = ("terse", "chatty", "polite", "impatient", "nonnative", "mobile")
-ReplyKind = Literal["answer", "confirm", "correct", "change_mind", "dont_know"]
-REPLY_KINDS: tuple[str, ...] = ("answer", "confirm", "correct", "change_mind", "dont_know")
+ReplyKind = Literal[
+    "answer", "confirm", "correct", "change_mind", "dont_know", "nothing", "all_said"
+]
+#: ``nothing``: asked whether a kind of requirement applies, the customer has none of it;
+#: ``all_said``: asked openly for more ("Anything else?"), they have said all they hold.
+REPLY_KINDS: tuple[str, ...] = (
+    "answer",
+    "confirm",
+    "correct",
+    "change_mind",
+    "dont_know",
+    "nothing",
+    "all_said",
+)
 
 #: Shorthand rate floor for the mobile style, whatever d is: that is what makes it mobile.
 MOBILE_SHORTHAND = 0.7
@@ -283,7 +295,7 @@ def render_user_reply(
     p_noise: float = 0.0,
     p_short: float = 0.0,
 ) -> Rendered:
-    """A simulated-user reply: reveal slots, confirm, correct, change mind, or not know.
+    """A simulated-user reply: reveal, confirm, correct, change mind, not know, or have no more.
 
     Args:
         kind: one of :data:`REPLY_KINDS`.

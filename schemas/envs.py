@@ -100,7 +100,7 @@ ENVS: tuple[EnvSpec, ...] = (
         "H_orders",
         "p_switch",
     ),
-    _spec("status", "2.4", "tell the customer where an order is", *_COMMON, "H_orders"),
+    _spec("status", "2.5", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
         "2.3",

@@ -22,7 +22,9 @@ def customer(ctx: ToolContext) -> SimulatedUser:
             compiled = compile_script(ctx.task.user_script)
         except ConfigError as exc:
             raise ToolError(f"the customer cannot answer: {exc}", "unavailable") from None
-        ctx.user = SimulatedUser(compiled, ctx.task.env, ctx.task.seed, ctx.task.task_id)
+        task = ctx.task
+        opening = " ".join(m.content for m in task.messages if m.role == "user")
+        ctx.user = SimulatedUser(compiled, task.env, task.seed, task.task_id, opening=opening)
     return ctx.user
 
 

@@ -101,6 +101,15 @@ Version history:
           that add one; now in none of 13. Its quantity, which the script holds from the start, is
           said only after the item: "How many of each?" before the change of mind got "… and the
           quantity is 1" of an item not yet mentioned (14 of 14; now 0 of 13).
+          Asked whether there is anything ("Is that all?", "Anything else I should add?", "Does the
+          item need to be compatible with anything?"), a customer who has stated every fact in the
+          question's scope, in the first message or a reply, says so (new reply kinds ``all_said``:
+          "Nothing else, that's all.", and ``nothing``), where they said "I'm not sure"; one with a
+          fact unsaid still does not know. Such a question no longer gets the request's own item or
+          product for an answer: the bare noun matched the item's label, and the customer said "the
+          item is <the item>". Of 39 tasks at d = 0–12 on 5k products, "Does the item need to be
+          compatible with anything?" echoed the item on 39, now none; "Is that all?" at the first
+          turn now gets "that's all" on 6 (every fact said).
 """
 
 from __future__ import annotations

@@ -237,7 +237,10 @@ def _reference_answerable(compiled, question):
     said = set(tokens(question))
     items = tuple(sorted(i for i, words in compiled.item_words.items() if said & words))
     names = tuple(s.name for s in slots)
-    return slots, where, names, tuple(s.name for s in slots if s.omitted), items
+    existential = bool(said & {"anything", "particular", "specific", "else", "all"})
+    compat = bool(said & {"compatible", "match", "same", "fit", "share", "keep"})
+    omitted = tuple(s.name for s in slots if s.omitted)
+    return slots, where, names, omitted, items, existential, compat
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,152 @@
+"""Asked whether there is anything, a customer with nothing of the kind says so."""
+
+import pytest
+
+from shopgen.env.user import SimulatedUser, compile_script
+from shopgen.schemas.task import ScriptSlot, UserScript
+
+TITLE = "Valencia Clear 25000mAh Portable Charger"
+
+
+def _slot(name, value, kind="text", label="item", omitted=False, keywords=()):
+    return ScriptSlot(
+        name=name, value=value, kind=kind, label=label, omitted=omitted, keywords=list(keywords)
+    )
+
+
+def _substitution(*extra: ScriptSlot) -> UserScript:
+    return UserScript(
+        style="polite",
+        slots=[
+            _slot("product_title", TITLE, label="product"),
+            _slot("price_max", 44, "money", "budget", omitted=True),
+            *extra,
+        ],
+    )
+
+
+CART = UserScript(
+    style="polite",
+    slots=[
+        _slot("items.0.desc", "wool socks"),
+        _slot("items.0.qty", 2, "quantity", "quantity"),
+        _slot("items.1.desc", "desk lamp"),
+        _slot("items.1.variant.color", "Brass", "variant", "color", omitted=True),
+    ],
+)
+
+
+OPENING = "Please add 2 wool socks and the desk lamp to my cart."
+
+
+def _user(script: UserScript, env: str, opening: str = "") -> SimulatedUser:
+    text = script.model_dump_json()
+    return SimulatedUser(compile_script(text), env, 0, "t", opening=opening)
+
+
+def _kind(reply: str) -> str:
+    """The reply kind of a polite customer's noiseless reply, by its templates' words."""
+    text = reply.lower()
+    if "nothing in particular" in text:
+        return "nothing"
+    if "nothing else" in text:
+        return "all_said"
+    return "dont_know" if "sorry" in text else "answer"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Does the replacement product need to be compatible with anything?",
+        "Does it need to work with anything in particular?",
+        "Is there anything it must match?",
+    ],
+)
+def test_no_shared_feature_is_said_as_nothing_in_particular(question):
+    """The original's name was echoed ("the product is …", by the word "product"), or the
+    customer said "I'm not sure", though the substitute need share no feature. The budget,
+    still unsaid, does not make it unsure: compatibility is its own kind."""
+    user = _user(_substitution(), "substitution")
+    reply = user.reply(question, 1)["reply"]
+    assert _kind(reply) == "nothing"
+    assert TITLE not in reply
+    assert user.questions[-1]["answered"] == []
+
+
+def test_a_shared_feature_is_still_named():
+    compat = _slot(
+        "compat.connectivity", "Wired USB", "attr", "connectivity", keywords=["compatible"]
+    )
+    user = _user(_substitution(compat), "substitution")
+    reply = user.reply("Does the replacement product need to be compatible with anything?", 1)
+    assert "Wired USB" in reply["reply"]
+    assert TITLE not in reply["reply"]
+
+
+def test_an_open_question_about_the_product_states_the_constraints_not_the_product():
+    user = _user(_substitution(), "substitution")
+    reply = user.reply("Is there anything else about the product I should know?", 1)["reply"]
+    assert "$44" in reply
+    assert TITLE not in reply
+
+
+@pytest.mark.parametrize("question", ["Is that all?", "Anything else I should add?"])
+def test_all_said_only_once_every_fact_in_scope_is_said(question):
+    user = _user(CART, "cart", OPENING)
+    assert _kind(user.reply(question, 1)["reply"]) == "dont_know"  # the lamp's colour is unsaid
+    # Scoped to the socks, whose facts are all said, there is nothing more.
+    assert _kind(user.reply(f"For the wool socks: {question}", 1)["reply"]) == "all_said"
+    assert "Brass" in user.reply("Which colour for the desk lamp?", 2)["reply"]
+    assert _kind(user.reply(question, 3)["reply"]) == "all_said"
+
+
+def test_a_question_asking_for_no_kind_of_thing_still_gets_i_dont_know():
+    user = _user(CART, "cart")
+    user.reply("Which colour for the desk lamp?", 1)
+    assert _kind(user.reply("Who is the gift for?", 2)["reply"]) == "dont_know"
+
+
+def test_outside_substitution_compatibility_is_not_assumed_away():
+    """A discovery customer's unsaid attribute may be what "compatible" asks for in other words."""
+    script = UserScript(
+        style="polite",
+        slots=[
+            _slot("category", "phone case", label="kind of product"),
+            _slot("attrs.phone_model", "iPhone 15", "attr", "phone model", omitted=True),
+        ],
+    )
+    reply = _user(script, "discovery").reply("Does it need to be compatible with anything?", 1)
+    assert _kind(reply["reply"]) in ("answer", "dont_know")
+
+
+def test_a_fact_not_omitted_but_never_said_is_not_taken_as_said():
+    """A policy customer's state is not "omitted", yet no first message says it: "Is that
+    all?" must not get "that's all" while the state the policy turns on is unsaid."""
+    script = UserScript(
+        style="polite",
+        slots=[
+            _slot("topic", "what sending a return back costs", label="question"),
+            _slot("tier", "basic", label="membership"),
+            _slot("state", "AK", label="state"),
+        ],
+    )
+    opening = "I want to know what sending a return back costs. I'm a basic member."
+    user = _user(script, "policy", opening)
+    assert _kind(user.reply("Is that all?", 1)["reply"]) == "dont_know"
+    assert "AK" in user.reply("Which state do you live in?", 2)["reply"]
+    assert _kind(user.reply("Is that all?", 3)["reply"]) == "all_said"
+
+
+def test_the_runtime_hands_the_customer_its_first_message(store):
+    from runtime_helpers import call, make_row, result
+
+    from shopgen.env.episode import ShopEnv
+
+    env = ShopEnv(store)
+    row = make_row(store, T_max=6, B_tool=5)
+    row["messages"][-1]["content"] = OPENING
+    row["user_script"] = CART.model_dump_json()
+    env.reset(row)
+    env.step(call("ask_user", question="Which colour for the desk lamp?"))
+    obs, *_ = env.step(call("ask_user", question="Is that all?"))
+    assert _kind(result(obs)["reply"]) == "all_said"
