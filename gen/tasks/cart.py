@@ -110,6 +110,10 @@ Version history:
           item is <the item>". Of 39 tasks at d = 0–12 on 5k products, "Does the item need to be
           compatible with anything?" echoed the item on 39, now none; "Is that all?" at the first
           turn now gets "that's all" on 6 (every fact said).
+          "When did you look at them?" names the item of each time ("three days ago for the throw,
+          last week for the dog toy"): it said the times alone, as it did before for quantities (5
+          of 5 tasks with two or more history items, d = 0–12, 3 per d, 5k products). A yes-or-no
+          question about the item gets no echo of it.
 """
 
 from __future__ import annotations

@@ -258,6 +258,11 @@ Version history:
           item is <the item>". The step goals echoed (24 of 39 journeys at d = 0–12 on 5k products)
           are not said any more; a substitution step's customer is not told "nothing in particular"
           of compatibility (substitution 1.6's rule is the substitution environment's).
+          "Can you list everything again?" ("everything you need", "What can I help you with?")
+          states every step's request: it listed the cart's and bundle's items alone, and a policy
+          question, an order to check or a replacement to find went unsaid, on 28 of 28 journeys at
+          d = 0–12 on 5k products. The honest-agent fixes of discovery 1.7, substitution 1.6, cart
+          1.3, returns 2.7 and status 2.5 hold for their steps.
 """
 
 from __future__ import annotations

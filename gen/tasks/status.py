@@ -116,6 +116,9 @@ Version history:
           item is <the item>". On 5k products at d = 0–12, "Does the item need to be compatible with
           anything?" echoed the order's item on 22 of 39 tasks (now none), and "Is that all?" gets
           "that's all" on 11 of 39 whose first message says every fact. Replies only.
+          "What would you like to know about it?" ("… want to know", "… need to know", "find out")
+          states what the customer wants to know: it got "I'm not sure" on 39 of 39 tasks at d =
+          0–12 on 5k products. A yes-or-no question about the item gets no echo of it.
 """
 
 from __future__ import annotations

@@ -134,6 +134,10 @@ Version history:
           and ``nothing``), where they said "I'm not sure"; one with a fact unsaid still does not
           know. Such a question no longer gets the request's own item or product for an answer: the
           bare noun matched the item's label, and the customer said "the item is <the item>".
+          "Do you have a preferred brand?" states the preference, which names the favourite brands
+          ("I'm not sure" on 16 of 16 tasks whose favourites count and whose brand is no constraint,
+          d = 0–12 on 5k products). A yes-or-no question about the product ("Is the product still
+          needed in black?") no longer gets the original's name for an answer.
 """
 
 from __future__ import annotations

@@ -1,0 +1,107 @@
+"""Questions an honest agent asks, each of which got a reply that misled it (honest-agent pass)."""
+
+import pytest
+
+from shopgen.env.user import SimulatedUser, compile_script, match_slots
+from shopgen.schemas.task import ScriptSlot, UserScript
+
+
+def _slot(name, value, kind="text", label="item", omitted=False):
+    return ScriptSlot(name=name, value=value, kind=kind, label=label, omitted=omitted)
+
+
+def _asked(slots: list[ScriptSlot], question: str) -> list[str]:
+    compiled = compile_script(UserScript(style="polite", slots=slots).model_dump_json())
+    return [s.name for s in match_slots(compiled, question)]
+
+
+PRIORITY = _slot(
+    "priority",
+    'a low price (very much), then my favourite brands "Jones & Sons" and "Jackson" (a little)',
+    "preference",
+    "priority order",
+)
+DISCOVERY = [
+    _slot("category", "socks", label="kind of product"),
+    _slot("price_max", 23, "money", "budget"),
+    PRIORITY,
+]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What are you looking for?", "What product are you shopping for?", "What do you need?"],
+)
+def test_a_discovery_customer_says_what_they_are_looking_for(question):
+    assert _asked(DISCOVERY, question) == ["category"]
+
+
+def test_a_policy_items_category_is_not_what_the_customer_is_looking_for():
+    policy = [_slot("category", "televisions", label="product category")]
+    assert _asked(policy, "What are you looking for?") == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Do you have a preferred brand?", "Any brand preference?", "Which brand do you prefer?"],
+)
+def test_favourite_brands_are_said_when_asked_for_a_preferred_brand(question):
+    assert "priority" in _asked(DISCOVERY, question)
+
+
+def test_each_time_seen_names_its_item():
+    """ "When did you look at them?" got four times and no item: which was whose?"""
+    slots = [
+        _slot("items.0.desc", "throw"),
+        _slot("items.0.seen", "three days ago", "when", "when I looked at it"),
+        _slot("items.1.desc", "dog toy"),
+        _slot("items.1.seen", "last week", "when", "when I looked at it"),
+    ]
+    text = UserScript(style="terse", slots=slots).model_dump_json()
+    reply = SimulatedUser(compile_script(text), "cart", 0, "t").reply(
+        "When did you look at them?", 1
+    )["reply"]
+    assert "three days ago for the throw" in reply
+    assert "last week for the dog toy" in reply
+
+
+RETURNS = [
+    _slot("item", "sports bottle"),
+    _slot("order_ref", "221-0062150-4905723", "order_ref", "order number"),
+]
+
+
+def test_a_yes_no_question_about_the_item_gets_no_echo_of_it():
+    """ "Is the item unopened?" got "Yes, the item is sports bottle", which reads as a yes."""
+    assert _asked(RETURNS, "Is the item unopened?") == []
+    condition = _slot("condition", "unopened", label="item condition")
+    assert _asked([*RETURNS, condition], "Is the item unopened?") == ["condition"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which item do you want to return?", "What's the item?", "Can you tell me the item?"],
+)
+def test_asked_which_item_the_customer_still_names_it(question):
+    assert _asked(RETURNS, question) == ["item"]
+
+
+def test_a_status_customer_says_what_they_want_to_know():
+    slots = [
+        _slot("want", "carrier", "choice", "thing I need"),
+        _slot("order_ref", "732-0096541-3450738", "order_ref", "order number"),
+    ]
+    assert _asked(slots, "What would you like to know about it?") == ["want"]
+
+
+def test_listing_everything_in_a_journey_names_every_request():
+    """Only the cart's and bundle's items were listed: the policy question went unsaid."""
+    slots = [
+        _slot("steps.0.goal", "how much shipping costs"),
+        _slot("steps.1.goal", "the desk lamp"),
+        _slot("steps.1.items.0.desc", "desk lamp"),
+        _slot("steps.2.goal", "dorm room"),
+        _slot("steps.2.must.0", "desk chair", label="must-have"),
+    ]
+    got = set(_asked(slots, "Can you list everything again?"))
+    assert {"steps.0.goal", "steps.1.goal", "steps.2.goal"} <= got
