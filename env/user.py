@@ -19,7 +19,15 @@ same questions in the same order give byte-identical replies in any process.
 The customer never says a product id (slots of kind ``id`` are unknown to them) nor any string
 in ``never_say``; a scheduled switch is said once, at its turn (:meth:`SimulatedUser.reply` and
 :meth:`SimulatedUser.at_turn_end`), after which answers give the new values. A switch that
-changes one item of a list names the item (:func:`naming_the_item`).
+changes one item of a list names the item (:func:`naming_the_item`). What a switch adds (an
+item, a must-have) is known from then on, and not before, nor is the added item's quantity
+(:attr:`CompiledScript.early`).
+
+Asked whether there is anything ("Is that all?", "Any particular colour?"), a customer who has
+said every fact in the question's scope says "Nothing else, that's all"; a substitution
+customer asked about shared features the original has none of says "nothing in particular"
+(:meth:`SimulatedUser._unanswered`). Such a question, and a yes-or-no one, never gets the
+request's own item for an answer because it said "item" or "product" (:func:`_echo`).
 """
 
 from __future__ import annotations
@@ -352,8 +360,8 @@ Phrases = frozenset[tuple[str, ...]]
 
 #: Words asking whether there is something at all ("Does it need to be compatible with
 #: anything?", "Any particular colour?", "Is that all?"): a customer with nothing of the kind
-#: says so (:meth:`SimulatedUser.reply`), where they echoed the request ("the product is …",
-#: the weak word "product" matched its name) or said "I'm not sure".
+#: says so (:meth:`SimulatedUser._unanswered`), where they echoed the request ("the product
+#: is …": the bare noun matched its label) or said "I'm not sure".
 EXISTENTIAL: Phrases = frozenset(
     map(
         tokens,
@@ -386,7 +394,7 @@ _NOUN_PHRASES: Phrases = frozenset({("item",), ("product",)})
 
 #: How a substitute's shared features are asked about (``compat.*`` slots carry these as
 #: keywords): asked so, a substitution customer whose original has none says "nothing in
-#: particular" (:meth:`SimulatedUser.reply`).
+#: particular" (:meth:`SimulatedUser._unanswered`).
 COMPAT_PHRASES: Phrases = frozenset(map(tokens, COMPAT_WORDS))
 
 #: The :data:`_OPEN` words that ask for requirements even beside a specific question
@@ -611,8 +619,8 @@ class CompiledScript:
     #: A journey cart step's items' words, by (step, item): what ``item_words`` is to a cart's.
     sub_words: dict[tuple[int, int], frozenset[str]] = field(default_factory=dict)
     #: The matchers of what the customer knows before a change of mind is said: ``matchers``
-    #: less the added slots and the slots of an added item (``()`` when that is all of them).
-    early: tuple[_Matcher, ...] = ()
+    #: less the added slots and the slots of an added item (None when that is all of them).
+    early: tuple[_Matcher, ...] | None = None
     #: The script holds a substitute's shared feature (a ``compat.*`` slot).
     compat: bool = False
     asked: BoundedCache = field(default_factory=lambda: BoundedCache(_ASKED_LIMIT))
@@ -621,11 +629,11 @@ class CompiledScript:
 
     def heard(self, switched: bool) -> tuple[_Matcher, ...]:
         """The matchers of what the customer knows, before or after the change of mind."""
-        return self.early if self.early and not switched else self.matchers
+        return self.matchers if switched or self.early is None else self.early
 
     def _key(self, question: str, switched: bool) -> str | tuple[str, bool]:
         """A memo key of ``question``: the switch is part of it only where it adds slots."""
-        return (question, True) if switched and self.early else question
+        return (question, True) if switched and self.early is not None else question
 
     def slots_asked(self, question: str, switched: bool = False) -> tuple[ScriptSlot, ...]:
         """:func:`match_slots` of ``question``, remembered."""
@@ -750,8 +758,8 @@ def _added_slot(name: str, value: Any, slots: list[ScriptSlot]) -> ScriptSlot:
 
 def _early(
     matchers: tuple[_Matcher, ...], scripted: int, added: tuple[ScriptSlot, ...]
-) -> tuple[_Matcher, ...]:
-    """The matchers of what the customer knows before the change of mind: ``()`` for all.
+) -> tuple[_Matcher, ...] | None:
+    """The matchers of what the customer knows before the change of mind: None for all.
 
     Leaves out the added slots (the first ``scripted`` matchers are the script's) and every
     slot of a list item the change of mind adds: the script holds an added item's quantity
@@ -767,7 +775,7 @@ def _early(
         return i >= scripted or (field_ is not None and field_["item"] in new_items)
 
     kept = tuple(m for i, m in enumerate(matchers) if not later(i, m))
-    return () if len(kept) == len(matchers) else kept
+    return None if len(kept) == len(matchers) else kept
 
 
 #: Phrases that only say "a number of something": "how many stars" asks about the rating.

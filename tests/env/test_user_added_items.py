@@ -97,3 +97,20 @@ def test_replies_before_and_after_the_switch_are_remembered_apart():
 def test_a_script_without_added_slots_has_one_set_of_matchers():
     compiled = compile_script(UserScript(style="terse", slots=CART.slots[:4]).model_dump_json())
     assert compiled.heard(False) is compiled.heard(True) is compiled.matchers
+
+
+def test_an_added_slot_of_a_new_shape_is_typed_by_its_name():
+    """A change of mind naming a variant the script has none of is asked for as a variant."""
+    script = UserScript(
+        style="terse",
+        slots=[_slot("items.0.desc", "wool socks")],
+        switch=ScriptSwitch(
+            kind="change_variant", turn=1, changes=[("items.0.variant.color", "Navy")]
+        ),
+    )
+    compiled = compile_script(script.model_dump_json())
+    added = compiled.matchers[-1].slot
+    assert (added.kind, added.label) == ("variant", "color")
+    user = _user(script, "cart")
+    assert "Navy" in user.reply("Which colour?", 1)["reply"]  # said with the switch
+    assert user.questions[-1]["answered"] == ["items.0.variant.color"]
