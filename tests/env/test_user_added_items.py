@@ -1,6 +1,8 @@
 """Items a change of mind adds are in the customer's list once said, and not before."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from shopgen.env.user import SimulatedUser, compile_script
 from shopgen.schemas.task import ScriptSlot, ScriptSwitch, UserScript
@@ -114,3 +116,30 @@ def test_an_added_slot_of_a_new_shape_is_typed_by_its_name():
     user = _user(script, "cart")
     assert "Navy" in user.reply("Which colour?", 1)["reply"]  # said with the switch
     assert user.questions[-1]["answered"] == ["items.0.variant.color"]
+
+
+@given(
+    questions=st.lists(
+        st.sampled_from(
+            [
+                "What items do you need?",
+                "How many of each?",
+                "How many fire truck toys?",
+                "Can you list everything again?",
+                "Is that all?",
+                "Which items for the fire truck?",
+                "What do you need?",
+            ]
+        )
+        | st.text(max_size=40),
+        max_size=6,
+    )
+)
+def test_before_the_switch_nothing_of_the_added_item_is_said(questions):
+    user = _user(CART, "cart")
+    for q in questions:
+        if not q.strip():
+            continue
+        user.reply(q, 1)  # turn 1 < the switch's turn 2
+        assert not any(n.startswith("items.2.") for n in user.questions[-1]["answered"])
+    assert not user.switch_said
