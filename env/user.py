@@ -62,6 +62,18 @@ _REPLIES_LIMIT = 1024
 
 _MONEY = ("budget", "price", "spend", "cost", "afford", "how much", "maximum price", "expensive")
 _DAYS = ("delivery", "shipping", "arrive", "how soon", "how fast", "deliver", "ship", "days")
+#: How soon, asked of the customer's need rather than of delivery: "Do you need it fast?" got
+#: "I'm not sure" from a customer whose delivery limit or preference said how fast.
+_URGENCY = (
+    "need it fast",
+    "need it quickly",
+    "need it soon",
+    "need it by",
+    "how quickly",
+    "in a hurry",
+    "urgent",
+    "by when",
+)
 _RATING = ("rating", "star", "review", "rated")
 _QTY = ("quantity", "how many", "qty", "number of", "units", "pieces", "amount", "count")
 _COLOR = ("color", "colour", "shade", "hue", "tint")
@@ -99,7 +111,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "price_max": _MONEY,
     "budget": _MONEY,
     "rating_min": _RATING,
-    "ship_days_max": _DAYS,
+    "ship_days_max": (*_DAYS, *_URGENCY),
     "brand": ("brand", "make", "manufacturer", "maker", "label"),
     "order_ref": ("order number", "which order", "order id", "order ref", "reference", "order no"),
     "ref": ("order number", "which order", "order id", "order ref", "reference"),
@@ -190,17 +202,23 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
 KIND_WORDS: dict[str, tuple[str, ...]] = {
     "money": _MONEY,
     "rating": _RATING,
-    "days": _DAYS,
+    "days": (*_DAYS, *_URGENCY),
     "quantity": _QTY,
     "count": ("how many",),
     "brand": NAME_WORDS["brand"],
     "order_ref": NAME_WORDS["order_ref"],
     "date": ("date", "when did you"),
     "preference": (
-        # Favourite brands are part of the preference: "Do you have a preferred brand?" got
-        # "I'm not sure" from a customer with two (31 of 31 discovery and substitution
-        # tasks at d = 0-12 on 5k products whose favourites count and brand is no constraint).
+        # Favourite brands are part of the preference: "Do you have a preferred brand?" and
+        # "Any particular brand?" got "I'm not sure" from a customer with two (31 of 31
+        # discovery and substitution tasks at d = 0-12 on 5k products whose favourites count
+        # and brand is no constraint). How fast they need it is part of it too.
         "preferred brand",
+        "particular brand",
+        "specific brand",
+        "brand in mind",
+        "any brand",
+        *_URGENCY,
         "brand preference",
         "prefer a brand",
         "prefer any brand",

@@ -263,6 +263,8 @@ Version history:
           question, an order to check or a replacement to find went unsaid, on 28 of 28 journeys at
           d = 0–12 on 5k products. The honest-agent fixes of discovery 1.7, substitution 1.6, cart
           1.3, returns 2.7 and status 2.5 hold for their steps.
+          A discovery or substitution step's customer answers "Any particular brand?" and "Do you
+          need it fast?" as discovery 1.7's does.
 """
 
 from __future__ import annotations

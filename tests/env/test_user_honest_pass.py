@@ -3,11 +3,14 @@
 import pytest
 
 from shopgen.env.user import SimulatedUser, compile_script, match_slots
+from shopgen.gen.tasks.constraints import PRIORITY_WORDS
 from shopgen.schemas.task import ScriptSlot, UserScript
 
 
-def _slot(name, value, kind="text", label="item", omitted=False):
-    return ScriptSlot(name=name, value=value, kind=kind, label=label, omitted=omitted)
+def _slot(name, value, kind="text", label="item", omitted=False, keywords=()):
+    return ScriptSlot(
+        name=name, value=value, kind=kind, label=label, omitted=omitted, keywords=list(keywords)
+    )
 
 
 def _asked(slots: list[ScriptSlot], question: str) -> list[str]:
@@ -15,11 +18,12 @@ def _asked(slots: list[ScriptSlot], question: str) -> list[str]:
     return [s.name for s in match_slots(compiled, question)]
 
 
-PRIORITY = _slot(
+PRIORITY = _slot(  # as the generators state it (``constraints.preference_fact``)
     "priority",
-    'a low price (very much), then my favourite brands "Jones & Sons" and "Jackson" (a little)',
+    'fast delivery (very much), then my favourite brands "Jones & Sons" and "Jackson" (a little)',
     "preference",
     "priority order",
+    keywords=PRIORITY_WORDS,
 )
 DISCOVERY = [
     _slot("category", "socks", label="kind of product"),
@@ -43,10 +47,18 @@ def test_a_policy_items_category_is_not_what_the_customer_is_looking_for():
 
 @pytest.mark.parametrize(
     "question",
-    ["Do you have a preferred brand?", "Any brand preference?", "Which brand do you prefer?"],
+    ["Do you have a preferred brand?", "Any particular brand?", "Any specific brand in mind?"],
 )
 def test_favourite_brands_are_said_when_asked_for_a_preferred_brand(question):
     assert "priority" in _asked(DISCOVERY, question)
+
+
+@pytest.mark.parametrize("question", ["Do you need it fast?", "Are you in a hurry?"])
+def test_how_fast_they_need_it_is_said(question):
+    """The delivery limit and the preference (fast delivery very much) said how fast; asked
+    whether they need it fast, the customer said "I'm not sure"."""
+    slots = [*DISCOVERY, _slot("ship_days_max", 3, "days", "delivery time")]
+    assert {"ship_days_max", "priority"} <= set(_asked(slots, question))
 
 
 def test_each_time_seen_names_its_item():
