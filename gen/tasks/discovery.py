@@ -125,7 +125,7 @@ Version history:
           customers weigh those three within a factor of two of each other, and their
           favourite brands are rarely among the feasible products. Pushing it to a third
           would take nDCG ≥ 0.99 or other preference draws (the users table).
-    1.7 — Asked whether there is anything ("Is that all?", "Anything else I should add?", "Does the
+          Also, asked whether there is anything ("Is that all?", "Anything else I should add?", "Does the
           item need to be compatible with anything?"), a customer who has stated every fact in the
           question's scope, in the first message or a reply, says so (new reply kinds ``all_said``:
           "Nothing else, that's all.", and ``nothing``), where they said "I'm not sure"; one with a

@@ -243,7 +243,7 @@ Version history:
           Also, policy and returns steps follow policy 2.3 and returns 2.7 (rule file 2: questions at
           high d draw from many rules; a few return windows change): 143 of 260 journeys at
           d = 0–12 on 5k products change.
-    2.7 — a cart or returns step's customer answers "What size …?" of a capacity, length, storage,
+          Also, a cart or returns step's customer answers "What size …?" of a capacity, length, storage,
           weight or pack count as cart 1.3's and returns 2.7's do (5 of 78 journeys at d = 0–12 on
           5k products held such an axis unanswered; now none). Replies only.
           An item or must-have a change of mind adds is in a cart or bundle step's list once said,

@@ -118,7 +118,7 @@ Version history:
     / +0.01 at d = 0 / 4 / 8 / 12 (was +0.25 / +0.11 / +0.04 / −0.02); learned on half the
     tasks and scored on the other, +0.09 / −0.01 / −0.12 / −0.12 (was +0.09 / −0.02 / −0.03 /
     −0.06). No redraws at d = 12 (none before).
-    2.3 — Asked whether there is anything ("Is that all?", "Anything else I should add?", "Does the
+          Also, asked whether there is anything ("Is that all?", "Anything else I should add?", "Does the
           item need to be compatible with anything?"), a customer who has stated every fact in the
           question's scope, in the first message or a reply, says so (new reply kinds ``all_said``:
           "Nothing else, that's all.", and ``nothing``), where they said "I'm not sure"; one with a

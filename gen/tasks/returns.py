@@ -141,7 +141,7 @@ Version history:
           and unopened electronics priced $1,000.00 or more; opened large items (Premium) and
           opened jewelry priced $500.00 or more have their own restocking fee. 2 of 260 tasks at
           d = 0–12 on 5k products change (a window of 14 days becomes 30).
-    2.7 — an exchange's replacement is asked for by its axis's everyday words as cart 1.3's variants
+          Also, an exchange's replacement is asked for by its axis's everyday words as cart 1.3's variants
           are ("What size do you want?" of a tumbler exchanged for another capacity got "I'm not
           sure"; 1 of 78 tasks at d = 0–12 on 5k products). Replies only.
           Asked whether there is anything ("Is that all?", "Anything else I should add?", "Does the

@@ -121,7 +121,7 @@ Version history:
           compatible or feasible substitutes in stock; the findability check redraws 2/0/0
           tasks against 2/7/5); on 100k products (20 tasks) 0.15 and 0.40 at d = 5 and 12,
           against 0.10 and 0.95.
-    1.6 — asked whether the substitute must be compatible with, work with or match anything
+          Also, asked whether the substitute must be compatible with, work with or match anything
           (``COMPAT_WORDS``) when the original's must share no feature, the customer says "No,
           nothing in particular" (reply kind ``nothing``): 42 of 47 tasks at d = 0–12 on 5k
           products (6 per d, those whose change of mind is said first left out) have no such
