@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from shopgen.env.state import CartKey
 from shopgen.env.tools.context import ToolContext
-from shopgen.env.tools.registry import Encoded, ToolError, encoded, encoded_object, tool
+from shopgen.env.tools.registry import Encoded, Range, ToolError, encoded, encoded_object, tool
 
 #: Most units of one line; a guard against absurd quantities, far above any task's need.
+#: Stated in the quantity arguments' schemas (:class:`~shopgen.env.tools.registry.Range`).
 MAX_QUANTITY = 99
 
 
@@ -116,30 +117,32 @@ def _summary(ctx: ToolContext) -> dict[str, Any]:
     return {"lines": lines, "items": items, "total": round(total, 2)}
 
 
-def _check_quantity(quantity: int, low: int) -> None:
-    if not low <= quantity <= MAX_QUANTITY:
-        raise ToolError(
-            f"quantity={quantity} must be between {low} and {MAX_QUANTITY}", "bad_arguments"
-        )
-
-
 @tool("write")
 def cart_add(  # noqa: D417  (ctx is the runtime's, not the agent's)
-    ctx: ToolContext, product_id: str, variant_id: str | None = None, quantity: int = 1
+    ctx: ToolContext,
+    product_id: str,
+    variant_id: str | None = None,
+    quantity: Annotated[int, Range(1, MAX_QUANTITY)] = 1,
 ) -> Encoded:
     """Add a product to the customer's cart; adding an item already there raises its quantity.
+
+    A cart line holds at most as many units as quantity's maximum.
 
     Args:
         product_id: the product's id (e.g. B07XK3M9QZ), not a variant_id.
         variant_id: the variant to buy (e.g. V3K9QZ2M7L from catalog_get_variants); required
             when the product has several variants, optional when it has one or none.
-        quantity: how many units to add, at least 1 (default 1).
+        quantity: how many units to add (default 1).
     """
-    _check_quantity(quantity, 1)
     product, variant = _resolve(ctx, product_id, variant_id)
     key = (product_id, variant["variant_id"] if variant is not None else None)
     total = ctx.state.cart.get(key, 0) + quantity
-    _check_quantity(total, 1)
+    if total > MAX_QUANTITY:
+        raise ToolError(
+            f"the line would hold {total} units, over the limit of {MAX_QUANTITY} a line may"
+            " hold; add fewer",
+            "bad_arguments",
+        )
     _check_stock(ctx, product, variant, total)
     ctx.state.cart[key] = total
     return _cart_result(ctx, "added", product_id, key[1], quantity)
@@ -167,7 +170,10 @@ def cart_remove(ctx: ToolContext, product_id: str, variant_id: str | None = None
 
 @tool("write")
 def cart_update_quantity(  # noqa: D417  (ctx is the runtime's, not the agent's)
-    ctx: ToolContext, product_id: str, quantity: int, variant_id: str | None = None
+    ctx: ToolContext,
+    product_id: str,
+    quantity: Annotated[int, Range(0, MAX_QUANTITY)],
+    variant_id: str | None = None,
 ) -> Encoded:
     """Set how many units of a cart line the customer buys; 0 removes the line.
 
@@ -177,7 +183,6 @@ def cart_update_quantity(  # noqa: D417  (ctx is the runtime's, not the agent's)
         variant_id: which variant's line to change; needed only when the cart holds several
             variants of the product.
     """
-    _check_quantity(quantity, 0)
     key = _line_key(ctx, product_id, variant_id)
     if quantity == 0:
         del ctx.state.cart[key]

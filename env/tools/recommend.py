@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 from shopgen.env.tools.context import ToolContext
-from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
+from shopgen.env.tools.registry import Encoded, Items, ToolError, encoded, tool
 from shopgen.gen.store import CatalogStore
 
 #: Most products one recommendation may name (k_rec(d) is at most 10; this only bounds abuse).
+#: Stated in the schema with the least, one (:class:`~shopgen.env.tools.registry.Items`).
 MAX_RECOMMENDED = 20
 
 
 @tool("write")
-def recommend_products(ctx: ToolContext, product_ids: list[str]) -> Encoded:  # noqa: D417  (ctx is the runtime's, not the agent's)
+def recommend_products(  # noqa: D417  (ctx is the runtime's, not the agent's)
+    ctx: ToolContext, product_ids: Annotated[list[str], Items(1, MAX_RECOMMENDED)]
+) -> Encoded:
     """Recommend products to the customer, best first; a new call replaces the previous list.
 
     Args:
         product_ids: product ids to show the customer (e.g. ["B07XK3M9QZ", "B01N5IB20Q"]), as
-            returned by the catalog tools; product ids, not variant_ids.
+            returned by the catalog tools; product ids, not variant_ids, each id at most once.
     """
     ids = tuple(product_ids)
     rules = (ctx.stock_overrides, ctx.out_of_stock)
@@ -52,12 +55,6 @@ def _recommended(
     A pure function of the ids, the catalog and the episode's stock rules (what
     :func:`recommend_products` remembers it under).
     """
-    if not product_ids:
-        raise ToolError("product_ids is empty; recommend at least one product", "bad_arguments")
-    if len(product_ids) > MAX_RECOMMENDED:
-        raise ToolError(
-            f"recommend at most {MAX_RECOMMENDED} products, got {len(product_ids)}", "bad_arguments"
-        )
     seen: set[str] = set()
     facts: dict[str, dict[str, Any]] = {}
     store, memo = ctx.store, ctx.memo

@@ -4,10 +4,13 @@ A tool is a plain function ``fn(ctx, **arguments) -> dict`` decorated with :func
 type-annotated signature gives the JSON Schema types (``X | None`` or a default → not
 required), and its Google docstring gives the description and each argument's text, so the
 schema the agent sees cannot drift from the code that runs (STYLE §5, tau2's
-``environment/tool.py``). A string argument's length limit is declared the same way, as
-``Annotated[str, MaxChars(n)]``: the schema states it (``maxLength`` and the description) and
-:meth:`ToolSpec.validate` enforces it, so a limit cannot be enforced without being said. Tools raise :class:`ToolError`; :func:`invoke` is the single boundary
-that turns every failure into an error result, records used and shown ids, and never raises.
+``environment/tool.py``). An argument's limits are declared the same way, as annotations —
+``Annotated[str, MaxChars(n)]``, ``Annotated[int, Range(low, high)]``,
+``Annotated[list[str], Items(low, high)]``: the schema states each (its JSON Schema keyword and
+a sentence of the description) and :meth:`ToolSpec.validate` enforces it, naming the limit, so
+a limit cannot be enforced without being said. Tools raise :class:`ToolError`; :func:`invoke`
+is the single boundary that turns every failure into an error result, records used and shown
+ids, and never raises.
 """
 
 from __future__ import annotations
@@ -50,6 +53,134 @@ class MaxChars:
     """
 
     limit: int
+
+    def problem(self, base: Any) -> str | None:
+        """Why this limit cannot be declared on an argument of type ``base`` (None: it can)."""
+        return None if base is str and self.limit >= 1 else "a str argument and a limit >= 1"
+
+    def keywords(self) -> dict[str, Any]:
+        """The JSON Schema keywords that state the limit."""
+        return {"maxLength": self.limit}
+
+    def sentence(self) -> str:
+        """The limit in words, appended to the argument's description."""
+        return f"At most {self.limit} characters."
+
+    def breach(self, value: Any) -> str | None:
+        """How ``value`` (already converted) breaks the limit, or None when it keeps it."""
+        if type(value) is str and len(value) > self.limit:
+            return f"is {len(value)} characters long, over the limit of {self.limit}; shorten it"
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Range:
+    """A number argument's bounds, declared as ``Annotated[int, Range(low, high)]``.
+
+    ``cart_add`` refused a quantity over 99 while its schema said only "at least 1": the
+    bound is stated here once, as ``minimum`` / ``maximum`` and a sentence of the
+    description, and enforced by :meth:`ToolSpec.validate`. Either end may be None (open).
+    """
+
+    low: int | float | None = None
+    high: int | float | None = None
+
+    def problem(self, base: Any) -> str | None:
+        """Why this limit cannot be declared on an argument of type ``base`` (None: it can)."""
+        ends = [e for e in (self.low, self.high) if e is not None]
+        if base not in (int, float) or not ends or (len(ends) == 2 and ends[0] > ends[1]):
+            return "an int or float argument and low <= high, not both None"
+        return None
+
+    def keywords(self) -> dict[str, Any]:
+        """The JSON Schema keywords that state the limit."""
+        out: dict[str, Any] = {}
+        if self.low is not None:
+            out["minimum"] = self.low
+        if self.high is not None:
+            out["maximum"] = self.high
+        return out
+
+    def sentence(self) -> str:
+        """The limit in words, appended to the argument's description."""
+        if self.low is None:
+            return f"At most {self.high}."
+        if self.high is None:
+            return f"At least {self.low}."
+        return f"Between {self.low} and {self.high}."
+
+    def breach(self, value: Any) -> str | None:
+        """How ``value`` (already converted) breaks the limit, or None when it keeps it."""
+        if type(value) is not int and type(value) is not float:
+            return None
+        # Written as "not inside" so that a NaN is outside every bound.
+        if self.low is not None and not value >= self.low:
+            return f"is {value}, under the minimum of {self.low}"
+        if self.high is not None and not value <= self.high:
+            return f"is {value}, over the maximum of {self.high}"
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Items:
+    """A list argument's length bounds, declared as ``Annotated[list[str], Items(low, high)]``.
+
+    ``recommend_products`` refused an empty list and one of over 20 ids while its schema said
+    neither: stated here as ``minItems`` / ``maxItems`` and a sentence of the description,
+    and enforced by :meth:`ToolSpec.validate`. ``high`` None is no upper bound.
+    """
+
+    low: int = 0
+    high: int | None = None
+
+    def problem(self, base: Any) -> str | None:
+        """Why this limit cannot be declared on an argument of type ``base`` (None: it can)."""
+        if typing.get_origin(base) is not list or self.low < 0:
+            return "a list argument and low >= 0"
+        empty = self.high is None and self.low == 0
+        inverted = self.high is not None and self.high < self.low
+        if empty or inverted:
+            return "a list argument and low <= high, not an empty bound"
+        return None
+
+    def keywords(self) -> dict[str, Any]:
+        """The JSON Schema keywords that state the limit."""
+        out: dict[str, Any] = {}
+        if self.low:
+            out["minItems"] = self.low
+        if self.high is not None:
+            out["maxItems"] = self.high
+        return out
+
+    def sentence(self) -> str:
+        """The limit in words, appended to the argument's description."""
+        if self.high is None:
+            return f"At least {self.low} {_items(self.low)}."
+        if not self.low:
+            return f"At most {self.high} {_items(self.high)}."
+        return f"Between {self.low} and {self.high} items."
+
+    def breach(self, value: Any) -> str | None:
+        """How ``value`` (already converted) breaks the limit, or None when it keeps it."""
+        if type(value) is not list:
+            return None
+        n = len(value)
+        if n < self.low:
+            return f"has {n} {_items(n)}, under the minimum of {self.low}"
+        if self.high is not None and n > self.high:
+            return f"has {n} {_items(n)}, over the limit of {self.high}"
+        return None
+
+
+def _items(n: int) -> str:
+    return "item" if n == 1 else "items"
+
+
+#: The annotations that declare an argument's limit (see the module docstring).
+Limit = MaxChars | Range | Items
+#: Every JSON Schema keyword a :data:`Limit` writes (adapters that cannot write them rely on
+#: the description's sentence, which states the same limit).
+LIMIT_KEYWORDS = ("maxLength", "minimum", "maximum", "minItems", "maxItems")
 
 
 class ToolError(Exception):
@@ -94,8 +225,8 @@ class Param:
     #: The same for the items of a list argument (``list[str]`` → str): a list of only such
     #: items is copied as it is, without converting item by item.
     item_exact: tuple[type, ...] = ()
-    #: The most characters a string value may have (:class:`MaxChars`); 0 for no limit.
-    max_chars: int = 0
+    #: The limits the argument declares (:data:`Limit`), checked in this order.
+    limits: tuple[Limit, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,13 +269,11 @@ class ToolSpec:
                 out[name] = list(value)
             else:
                 out[name] = _convert(self.name, name, value, p.annotation, loose)
-            got = out[name]
-            if p.max_chars and type(got) is str and len(got) > p.max_chars:
-                raise ToolError(
-                    f"{self.name}: argument {name!r} is {len(got)} characters long, over the"
-                    f" limit of {p.max_chars}; shorten it",
-                    "bad_arguments",
-                )
+            if p.limits:
+                for limit in p.limits:
+                    breach = limit.breach(out[name])
+                    if breach is not None:
+                        raise ToolError(f"{self.name}: argument {name!r} {breach}", "bad_arguments")
         return out
 
 
@@ -167,15 +296,15 @@ def build_spec(fn: Callable[..., Any], kind: ToolKind) -> ToolSpec:
     summary, arg_docs = parse_docstring(inspect.getdoc(fn) or "")
     params = []
     for name, parameter in list(inspect.signature(fn).parameters.items())[1:]:
-        annotation, max_chars = _limit(fn.__name__, name, hints[name])
+        annotation, limits = _limits(fn.__name__, name, hints[name])
         optional = _is_optional(annotation)
         has_default = parameter.default is not inspect.Parameter.empty
         if name not in arg_docs:
             raise ValueError(f"tool {fn.__name__}: argument {name!r} has no docstring entry")
         schema = {**_json_schema(_strip_none(annotation)), "description": arg_docs[name]}
-        if max_chars:
-            schema["maxLength"] = max_chars
-            schema["description"] += f" At most {max_chars} characters."
+        for limit in limits:
+            schema.update(limit.keywords())
+            schema["description"] += f" {limit.sentence()}"
         target = _strip_none(annotation)
         items = _exact(typing.get_args(target)[0]) if typing.get_origin(target) is list else ()
         params.append(
@@ -186,7 +315,7 @@ def build_spec(fn: Callable[..., Any], kind: ToolKind) -> ToolSpec:
                 schema,
                 _exact(annotation),
                 items,
-                max_chars,
+                limits,
             )
         )
     schema = {
@@ -207,21 +336,22 @@ def build_spec(fn: Callable[..., Any], kind: ToolKind) -> ToolSpec:
     return ToolSpec(fn.__name__, kind, fn, tuple(params), schema, names, id_params)
 
 
-def _limit(tool_name: str, name: str, annotation: Any) -> tuple[Any, int]:
-    """``annotation`` without its ``Annotated`` wrapper, and the :class:`MaxChars` limit it declares.
+def _limits(tool_name: str, name: str, annotation: Any) -> tuple[Any, tuple[Limit, ...]]:
+    """``annotation`` without its ``Annotated`` wrapper, and the limits (:data:`Limit`) it declares.
 
     Raises:
-        TypeError: the limit is on an argument that is not a string, or is not positive.
+        TypeError: a limit does not fit the argument's type (a length on a number, a range
+            on a string) or is empty or inverted.
     """
     if typing.get_origin(annotation) is not typing.Annotated:
-        return annotation, 0
+        return annotation, ()
     base = annotation.__origin__
-    limits = [m.limit for m in annotation.__metadata__ if isinstance(m, MaxChars)]
-    if limits and (_strip_none(base) is not str or min(limits) < 1):
-        raise TypeError(
-            f"tool {tool_name}: MaxChars needs a str argument and a limit >= 1 ({name})"
-        )
-    return base, min(limits, default=0)
+    limits = tuple(m for m in annotation.__metadata__ if isinstance(m, MaxChars | Range | Items))
+    for limit in limits:
+        problem = limit.problem(_strip_none(base))
+        if problem is not None:
+            raise TypeError(f"tool {tool_name}: {type(limit).__name__} needs {problem} ({name})")
+    return base, limits
 
 
 def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:

@@ -134,7 +134,8 @@ def test_encoded_object_equals_encoding_the_whole_dict(fields, data):
 
 
 def _reference_validate(spec, arguments, loose):
-    """ToolSpec.validate as it was before its fast path: every value through _convert."""
+    """ToolSpec.validate as it was before its fast path: every value through _convert, then
+    the argument's declared limits (``Param.limits``)."""
     from shopgen.env.tools.registry import ToolError, _convert
 
     known = {p.name for p in spec.params}
@@ -151,6 +152,10 @@ def _reference_validate(spec, arguments, loose):
                 raise ToolError(f"{spec.name} needs argument {p.name!r}", "bad_arguments")
             continue
         out[p.name] = _convert(spec.name, p.name, arguments[p.name], p.annotation, loose)
+        for limit in p.limits:
+            breach = limit.breach(out[p.name])
+            if breach is not None:
+                raise ToolError(f"{spec.name}: argument {p.name!r} {breach}", "bad_arguments")
     return out
 
 

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from shopgen.env.tools import ENV_TOOLS, env_tool_schemas
+from shopgen.env.tools import ENV_TOOLS, REGISTRY, env_tool_schemas
+from shopgen.env.tools.registry import LIMIT_KEYWORDS
 from shopgen.exports import export_tasks
 from shopgen.integrations.trl import (
     environment_class,
@@ -23,13 +24,14 @@ get_json_schema = pytest.importorskip("transformers.utils").get_json_schema
 def _canonical(schema: dict) -> dict:
     """Drop what the two generators spell differently but mean the same: get_json_schema never
     writes ``additionalProperties`` and omits an empty ``required``. Nor can it write a
-    string's ``maxLength``: the limit stays said in the description, which both carry
-    (:func:`test_a_length_limit_reaches_trl_in_the_description`)."""
+    limit's keywords (``maxLength``, ``maximum``, ``maxItems``…): the limit stays said in the
+    description, which both carry (:func:`test_every_limit_reaches_trl_in_the_description`)."""
     s = json.loads(json.dumps(schema))
     params = s["function"]["parameters"]
     params.pop("additionalProperties", None)
     for prop in params.get("properties", {}).values():
-        prop.pop("maxLength", None)
+        for keyword in LIMIT_KEYWORDS:
+            prop.pop(keyword, None)
     if not params.get("required"):
         params.pop("required", None)
     return s
@@ -41,6 +43,20 @@ def test_a_length_limit_reaches_trl_in_the_description(shop):
     methods = {m.__name__: m for m in _tool_methods(environment_factory(shop, env="cart")())}
     question = get_json_schema(methods["ask_user"])["function"]["parameters"]["properties"]
     assert f"At most {MAX_QUESTION_CHARS} characters" in question["question"]["description"]
+
+
+def test_every_limit_reaches_trl_in_the_description(shop):
+    """Every declared limit's sentence is in the description TRL derives, so dropping the
+    keywords it cannot write (:func:`_canonical`) loses no limit."""
+    methods = {m.__name__: m for m in _tool_methods(environment_factory(shop)())}
+    seen = 0
+    for name, spec in REGISTRY.items():
+        props = get_json_schema(methods[name])["function"]["parameters"]["properties"]
+        for p in spec.params:
+            for limit in p.limits:
+                assert limit.sentence() in props[p.name]["description"], (name, p.name)
+                seen += 1
+    assert seen >= 4  # ask_user, cart_add, cart_update_quantity, recommend_products
 
 
 def _tool_methods(instance) -> list:
