@@ -1072,6 +1072,35 @@ def step_subject(step: str, values: dict[str, Any]) -> str | None:
     return goal if goal.lower().startswith(_SAID_SUBJECT) else f"the {goal}"
 
 
+#: How a reply says a visit-history time: a noun phrase for "the <label> is <value>".
+SEEN_LABEL = "one I mean"
+
+
+def saying_when_seen(slots: tuple[Slot, ...], values: dict[str, Any]) -> tuple[Slot, ...]:
+    """A reply's slots, a visit-history time said as the item it picks out.
+
+    Replies say a slot as "the <label> is <value>", and every label but one reads there as
+    a noun phrase: the history time's, "when I looked at it", which matches questions ("When
+    did you look at it?") but was said "the when I looked at it is two days ago for the body
+    wash" (21 of 52 cart tasks at d = 0-12, 4 per d, on 5k products). So the time is said as the
+    cart request says it, naming the item it picks out: "the one I mean is the body wash I
+    looked at two days ago" ("the one I looked at …" for an item not described), written out
+    whole (a protected ``attr``). Applied after the naming functions: the item is named here
+    whatever they decided, and their " for the …" is not repeated.
+    """
+    out = []
+    for s in slots:
+        m = _ITEM_FIELD.match(s.name)
+        if m is None or m["field"] != "seen" or s.name not in values:
+            out.append(s)
+            continue
+        desc = values.get(f"{m['item']}.desc")
+        item = f"the {desc}" if desc is not None else "the one"
+        said = f"{item} I looked at {values[s.name]}"
+        out.append(replace(s, label=SEEN_LABEL, value=said, kind="attr"))
+    return tuple(out)
+
+
 def naming_steps_apart(slots: tuple[Slot, ...], values: dict[str, Any]) -> tuple[Slot, ...]:
     """An answer's slots, each naming its journey step when the answer states several steps'.
 
@@ -1240,7 +1269,7 @@ class SimulatedUser:
         slots = tuple(self._slot(s, current[s.name]) for s in answered)
         slots = naming_items_apart(slots, current, one_named=one_named)
         slots = naming_the_exchange(slots, current)
-        return naming_steps_apart(slots, current)
+        return saying_when_seen(naming_steps_apart(slots, current), current)
 
     def _switch_slots(self) -> tuple[Slot, ...]:
         sw = self.script.switch
@@ -1251,7 +1280,7 @@ class SimulatedUser:
             base = by_name.get(name)
             slot = self._slot(base, value) if base else self._added(name, value)
             slots.append(naming_the_step(naming_the_item(slot, by_name)))
-        return tuple(slots)
+        return saying_when_seen(tuple(slots), self.compiled.switched)
 
     def _slot(self, s: ScriptSlot, value: Any) -> Slot:
         return Slot(name=s.name, value=value, kind=s.kind, label=s.label)

@@ -73,8 +73,8 @@ def test_each_time_seen_names_its_item():
     reply = SimulatedUser(compile_script(text), "cart", 0, "t").reply(
         "When did you look at them?", 1
     )["reply"]
-    assert "three days ago for the throw" in reply
-    assert "last week for the dog toy" in reply
+    assert "the throw I looked at three days ago" in reply
+    assert "the dog toy I looked at last week" in reply
 
 
 RETURNS = [
