@@ -28,6 +28,11 @@ said every fact in the question's scope says "Nothing else, that's all"; a subst
 customer asked about shared features the original has none of says "nothing in particular"
 (:meth:`SimulatedUser._unanswered`). Such a question, and a yes-or-no one, never gets the
 request's own item for an answer because it said "item" or "product" (:func:`_echo`).
+
+A proposal the customer would otherwise not know about ("Is a $30 one OK?", "Is the black
+one OK?") is confirmed or rejected where the script can check it — a price against a ceiling
+held, a value of an axis against the one held, in the one item named — and says nothing
+else (:meth:`SimulatedUser._proposal`); a rejection states the slot, as a correction.
 """
 
 from __future__ import annotations
@@ -1144,6 +1149,72 @@ def naming_the_step(slot: Slot) -> Slot:
     return replace(slot, label=label, value=f"{slot.display()} for {subject}", kind="attr")
 
 
+#: First words of a proposal put to the customer ("Is a $30 one OK?", "Would the black one
+#: do?"): a yes-or-no question's, and "would".
+_PROPOSING_FIRST = _YES_NO_FIRST | {"would", "will"}
+#: A price a proposal names ("$30", "$29.99").
+_PRICE = re.compile(r"\$\s*(\d[\d,]*(?:\.\d+)?)")
+#: Slots that are a price's ceiling for one product: checkable against a proposed price.
+_CEILINGS = frozenset({"price_max"})
+#: Slots that cap what several products cost together (a bundle's): a price over one rejects
+#: a proposal, a price under it says nothing (the rest must fit too).
+_TOTALS = frozenset({"budget"})
+#: Words of a proposal that ask nothing of their own ("Is a $30 one OK for you?").
+_PROPOSAL_WORDS = frozenset(
+    tokens(
+        "is are was would will does do a an the one ones it this that ok okay fine alright "
+        "good acceptable work be for you your me with at around about of price priced "
+        "cost costing dollar usd then so"
+    )
+)
+
+
+@lru_cache(maxsize=1)
+def axis_values() -> dict[str, tuple[tuple[str, ...], ...]]:
+    """Every value the store sells of each variant axis and enum attribute, as phrases.
+
+    What a shopper knows of the world ("black is a colour"), read from the taxonomy: it
+    lets the customer tell that "Is the black one OK?" proposes a colour.
+    """
+    from shopgen.gen.taxonomy import load_taxonomy
+    from shopgen.schemas.taxonomy import EnumAttr
+
+    tax = load_taxonomy()
+    out: dict[str, set[tuple[str, ...]]] = {}
+    for axis, values in tax.variant_axes.items():
+        out.setdefault(axis, set()).update(_phrase(v) for v in values)
+    for name, spec in tax.attributes.items():
+        if isinstance(spec, EnumAttr):
+            out.setdefault(name, set()).update(_phrase(v) for v in spec.values)
+    for _, leaf in tax.leaves():
+        for name in leaf.attributes:
+            spec = tax.attribute(leaf, name)
+            if isinstance(spec, EnumAttr):
+                out.setdefault(name, set()).update(_phrase(v) for v in spec.values)
+    return {k: tuple(sorted(p for p in v if p)) for k, v in out.items()}
+
+
+@lru_cache(maxsize=1)
+def _axis_longest() -> int:
+    """Words in the longest value of :func:`axis_values` (the grams a proposal is read in)."""
+    return max((len(p) for v in axis_values().values() for p in v), default=1)
+
+
+class Verdict(NamedTuple):
+    """What the customer can say of a proposal (:meth:`SimulatedUser._proposal`)."""
+
+    kind: str  # "confirm" or "correct"
+    slots: tuple[ScriptSlot, ...] = ()  # a rejection's slots, said as a correction
+
+
+def _number(text: Any) -> float | None:
+    """``text`` as an amount ("1,250.5" → 1250.5), or None when it is none."""
+    try:
+        return float(str(text).replace(",", ""))
+    except ValueError:
+        return None
+
+
 @dataclass(slots=True)
 class SimulatedUser:
     """One episode's customer: the script, the replies given so far, the switch's state.
@@ -1204,7 +1275,13 @@ class SimulatedUser:
                     revealed.append(name)
             self.said.update(names)
         elif not switch_text:
-            parts.append(self._render(self._unanswered(asked), (), tuple))
+            kind = self._unanswered(asked)
+            verdict = self._proposal(question, asked.items) if kind == "dont_know" else None
+            if verdict is None:
+                parts.append(self._render(kind, (), tuple))
+            else:
+                text, names = self._judged(verdict, len(asked.items) == 1)
+                parts.append(text)
         self.questions.append({"turn": turn, "question": question, "answered": list(names)})
         return {"reply": " ".join(parts)}
 
@@ -1231,6 +1308,105 @@ class SimulatedUser:
             ):
                 return "dont_know"
         return "all_said"
+
+    def _judged(self, verdict: Verdict, one: bool) -> tuple[str, tuple[str, ...]]:
+        """The reply to a judged proposal and the names of the slots it states.
+
+        A confirmation states nothing; a rejection states the slots the proposal breaks, as
+        an answer does (named apart as an answer's are, ``one``: the question named one
+        item), and records them as said and, when omitted, revealed.
+        """
+        if verdict.kind == "confirm":
+            return self._render("confirm", (), tuple), ()
+        heard = self.compiled.matchers
+        where = tuple(next(i for i, m in enumerate(heard) if m.slot is s) for s in verdict.slots)
+        make = partial(self._answer_slots, verdict.slots, one)
+        text = self._render("correct", (where, one), make)
+        names = tuple(s.name for s in verdict.slots)
+        for s in verdict.slots:
+            if s.omitted and s.name not in self.revealed:
+                self.revealed.append(s.name)
+        self.said.update(names)
+        return text, names
+
+    def _proposal(self, question: str, items: tuple[int, ...]) -> Verdict | None:
+        """Whether the customer can confirm or reject what ``question`` proposes, and how.
+
+        "Is a $30 one OK?" and "Is the black one OK?" got "I'm not sure" from a customer
+        holding a $25 ceiling or a Navy colour. A proposal is checked against the script only
+        where it is checkable: a price against a ceiling the customer holds, a value of an
+        axis (one the store sells, :func:`axis_values`) against the value they hold for it,
+        in the item the question names (or the only one). Only a question that says nothing
+        but those parts and the item's own words is judged: "Is the $30 Acme kettle OK?"
+        proposes a brand no ceiling vouches for, and "Is the black one the one you return?"
+        asks about the item returned, not its exchange. Then a checked part that fails
+        rejects it, said as a correction stating the slot ("No, that's not right: the budget
+        is $25"), and it is confirmed when every part holds: a price under a product's ceiling,
+        one value of an axis that is the customer's. A price under a bundle's budget, or two
+        values offered as a choice, can only be rejected (the other products must fit too;
+        one of the two may be theirs).
+        Anything else stays "I'm not sure", as does what proposes nothing checkable ("Should
+        I add it to your cart?").
+        """
+        words = tokens(question)
+        if not words or words[0] not in _PROPOSING_FIRST:
+            return None
+        if len(items) != 1 and len(self.compiled.item_words) > 1:
+            return None  # several items or steps, not one named: which one is proposed?
+        current = self._current()
+        in_scope = [
+            m
+            for m in self.compiled.heard(self.switch_said)
+            if m.speakable and (not items or m.item is None or m.item in items)
+        ]
+        subject = {
+            w
+            for m in in_scope
+            if _segments(m.slot.name)[0] in (*_SUBJECTS, "category", "project")
+            for w in tokens(str(current.get(m.slot.name, m.slot.value)))
+        }
+        for i in items or self.compiled.item_words:
+            subject |= self.compiled.item_words.get(i, frozenset())
+        explained = set(_PROPOSAL_WORDS) | subject | _GENERIC_NOUNS
+        failing: list[ScriptSlot] = []
+        held = unknown = False  # a checked part holds; a part cannot be vouched for
+        price = _PRICE.search(question)
+        if price:
+            explained.update(tokens(price.group(0)))
+            asked = _number(price.group(1))
+            caps = {
+                id(m): (m, _number(current.get(m.slot.name, m.slot.value)))
+                for m in in_scope
+                if _segments(m.slot.name)[0] in _CEILINGS | _TOTALS
+            }
+            if asked is None or not caps or any(c is None for _, c in caps.values()):
+                return None  # no ceiling to check the price against (or none readable)
+            over = [m.slot for m, c in caps.values() if asked > c]
+            failing += over
+            held = not over
+            unknown = any(_segments(m.slot.name)[0] in _TOTALS for m, _ in caps.values())
+        values = axis_values()
+        grams = _grams(words, _axis_longest())
+        for m in in_scope:
+            last = _segments(m.slot.name)[0]
+            if m.slot.kind not in ("variant", "attr") or last not in values:
+                continue
+            named = [p for p in values[last] if p in grams and not set(p) <= subject]
+            if not named:
+                continue
+            explained.update(w for p in named for w in p)
+            if _phrase(str(current.get(m.slot.name, m.slot.value))) not in named:
+                failing.append(m.slot)
+            elif len(named) == 1:
+                held = True
+            else:
+                unknown = True  # "the black or the navy one?" is a choice, not a proposal
+        if not set(words) <= explained:
+            return None  # it proposes something unchecked too, or asks something else
+        if failing:
+            unique = {id(slot): slot for slot in failing}  # (slots are not hashable)
+            return Verdict("correct", tuple(unique.values()))
+        return Verdict("confirm") if held and not unknown else None
 
     def _is_said(self, slot: ScriptSlot) -> bool:
         """Whether the customer has stated ``slot``: in a reply, or in the first message.

@@ -65,6 +65,10 @@ Version history:
           item is <the item>". "Is that all?" at the first turn gets "that's all" on 4 of 39 tasks
           at d = 0–12 on 5k products (the others' first messages leave a must-have or the budget
           unsaid).
+          Also, a product's price proposed over the bundle's budget is rejected ("Is a $44 one
+          OK?": "No, that's not right: the budget is $36."; 33 of 33 tasks with a budget, d = 0–12,
+          3 per d, 5k products), where it got "I'm not sure"; a price under it still does (the
+          other products must fit too). Replies only.
 """
 
 from __future__ import annotations

@@ -120,6 +120,11 @@ Version history:
           replies said "the when I looked at it is two days ago for the body wash" (21 of 52
           tasks at d = 0–12, 4 per d, 5k products, asked five questions about the times or the
           whole request; now none). Neither the oracle nor the heuristic asks it: replies only.
+          Also, a variant value proposed for the item a question names, or for the only one, that
+          is not the customer's is rejected stating theirs ("Is the Olive one OK for the wool
+          socks?": "No, that's not right: the color is Navy."; 25 of 25 tasks with a colour, d =
+          0–12, 3 per d, 5k products), where it got "I'm not sure" (discovery 1.7's proposals).
+          Replies only.
 """
 
 from __future__ import annotations

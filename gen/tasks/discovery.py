@@ -142,6 +142,14 @@ Version history:
           "Any particular brand?" states the preference too (15 of 15 such tasks said "I'm not
           sure"), and "Do you need it fast?" ("Are you in a hurry?", "How quickly …?") the delivery
           limit and the preference ("I'm not sure" on 29 of 29).
+          Also, a proposal put to the customer is confirmed or rejected where the script can check
+          it: "Is a $30 one OK?" against the budget ("Yes, please go ahead." / "No, that's not
+          right: the budget is $25."), "Is the black one OK?" against a colour they hold; it got
+          "I'm not sure". Of 31 tasks (d = 0–12, 3 per d, 5k products), "Is a $30 one OK?" is
+          answered on the 10 holding a budget (5 yes, 5 no); a price $1 under the budget is
+          confirmed on 10 of 10, one 20% over it rejected on 10 of 10. Anything else in the
+          question ("the $30 Acme one") keeps "I'm not sure" (``SimulatedUser._proposal``).
+          Replies only; no oracle asks it.
 """
 
 from __future__ import annotations

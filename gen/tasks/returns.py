@@ -155,6 +155,10 @@ Version history:
           item is <the item>" (the bare noun matched the item's label), which reads as a yes: 34 of
           39 tasks at d = 0–12 on 5k products; now "I don't know" unless the item's condition is a
           fact of the task, which is then said.
+          Also, a replacement's value proposed for an exchange that is not the customer's is
+          rejected stating theirs ("Is the Olive one OK?": "… the color is Pink."; 2 of 2
+          exchanges with a colour among 39 tasks, d = 0–12, 3 per d, 5k products), where it got
+          "I'm not sure". Replies only.
 """
 
 from __future__ import annotations

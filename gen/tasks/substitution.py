@@ -141,6 +141,10 @@ Version history:
           "Any particular brand?" states the preference too (16 of 16 such tasks said "I'm not
           sure"), and "Do you need it fast?" the delivery limit and the preference ("I'm not sure"
           on 23 of 23 at d = 0–12, 3 per d, 5k products).
+          Also, a proposal put to the customer is confirmed or rejected where the script can check
+          it (discovery 1.7's): "Is a $30 one OK?" is answered on 24 of 24 tasks (18 yes, 6 no,
+          d = 0–12, 3 per d, 5k products), a price $1 under the budget confirmed and one 20% over
+          rejected on 24 of 24 each, where all got "I'm not sure". Replies only.
 """
 
 from __future__ import annotations

@@ -1,0 +1,150 @@
+"""A proposal put to the customer is confirmed or rejected only where the script can check it.
+
+"Is a $30 one OK?" and "Is the black one OK?" got "I'm not sure" from a customer holding a
+ceiling or a colour. A price is checked against a ceiling, a value of an axis against the
+value held for it, in the one item the question names; a question saying anything else, or
+proposing nothing checkable, still gets "I'm not sure".
+"""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shopgen.env.user import SimulatedUser, compile_script
+from shopgen.schemas.task import ScriptSlot, ScriptSwitch, UserScript
+
+#: A polite customer's phrasings (its own and the "any" ones) of "dont_know" and "confirm".
+DONT_KNOW = {"I don't know, sorry.", "I'm not sure, sorry.", "I'm afraid I don't know that, sorry."}
+CONFIRM = {
+    "Yes, that's right.",
+    "Yes, please go ahead.",
+    "Yes, that is correct. Thank you very much.",
+}
+
+
+def _slot(name, value, kind="text", label="item", omitted=False):
+    return ScriptSlot(name=name, value=value, kind=kind, label=label, omitted=omitted)
+
+
+DISCOVERY = [
+    _slot("category", "backpacks", label="kind of product"),
+    _slot("price_max", 25, "money", "budget", omitted=True),
+    _slot("attrs.color", "Navy", "attr", "color"),
+]
+CART = [
+    _slot("items.0.desc", "wool socks"),
+    _slot("items.0.variant.color", "Navy", "variant", "color", omitted=True),
+]
+TWO_ITEMS = [
+    *CART,
+    _slot("items.1.desc", "desk lamp"),
+    _slot("items.1.variant.color", "Red", "variant", "color"),
+]
+BUNDLE = [_slot("project", "beach day", label="project"), _slot("budget", 120, "money", "budget")]
+
+
+def _user(slots, env, switch=None):
+    text = UserScript(style="polite", slots=slots, switch=switch).model_dump_json()
+    return SimulatedUser(compile_script(text), env, 0, "t")
+
+
+def _reply(slots, env, question, switch=None):
+    user = _user(slots, env, switch)
+    return user.reply(question, 1)["reply"], user
+
+
+@pytest.mark.parametrize("price", ["$25", "$12.50", "$1"])
+def test_a_price_within_the_ceiling_is_confirmed(price):
+    reply, user = _reply(DISCOVERY, "discovery", f"Is a {price} one OK?")
+    assert reply in CONFIRM
+    assert user.questions[-1]["answered"] == []  # nothing stated, nothing revealed
+    assert user.revealed == []
+
+
+def test_a_price_over_the_ceiling_is_rejected_stating_it():
+    reply, user = _reply(DISCOVERY, "discovery", "Would a $30 backpack be OK for you?")
+    assert reply in {
+        "No, that's not right: the budget is $25.",
+        "Actually, the budget is $25.",
+        "I'm sorry, there seems to be a misunderstanding: the budget is $25.",
+    }
+    assert user.questions[-1]["answered"] == ["price_max"]
+    assert user.revealed == ["price_max"]
+
+
+def test_an_axis_value_not_the_customers_is_rejected_stating_theirs():
+    reply, user = _reply(CART, "cart", "Is the black one OK?")
+    assert "the color is Navy" in reply
+    assert user.revealed == ["items.0.variant.color"]
+
+
+def test_the_customers_own_value_is_confirmed_and_a_choice_is_not():
+    assert _reply(DISCOVERY, "discovery", "Is the navy one OK?")[0] in CONFIRM
+    assert _reply(DISCOVERY, "discovery", "Is the black or the navy one OK?")[0] in DONT_KNOW
+
+
+def test_with_several_items_the_proposal_must_name_one():
+    assert _reply(TWO_ITEMS, "cart", "Is the black one OK?")[0] in DONT_KNOW
+    reply, _ = _reply(TWO_ITEMS, "cart", "Is the black one OK for the desk lamp?")
+    assert "the color is Red" in reply
+    assert "Navy" not in reply
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Should I add it to your cart?",  # proposes nothing checkable
+        "Is the $20 Acme backpack OK?",  # a brand no ceiling vouches for
+        "Is the black one the one you want to return?",  # asks something else
+        "Is a $100 one OK for the delivery?",  # "delivery": not the item's words
+    ],
+)
+def test_anything_else_is_still_not_known(question):
+    assert _reply(DISCOVERY, "discovery", question)[0] in DONT_KNOW
+
+
+def test_a_ceiling_that_is_no_amount_checks_nothing():
+    slots = [DISCOVERY[0], _slot("price_max", "cheap", "money", "budget")]
+    assert _reply(slots, "discovery", "Is a $30 one OK?")[0] in DONT_KNOW
+
+
+def test_a_bundle_budget_rejects_a_price_over_it_and_never_confirms():
+    assert "the budget is $120" in _reply(BUNDLE, "bundle", "Is a $150 one OK?")[0]
+    assert _reply(BUNDLE, "bundle", "Is a $30 one OK?")[0] in DONT_KNOW
+
+
+def test_after_a_change_of_mind_the_new_ceiling_is_checked():
+    switch = ScriptSwitch(kind="change_constraint", turn=1, changes=[("price_max", 40)])
+    user = _user(DISCOVERY, "discovery", switch)
+    user.reply("Which colour?", 1)  # the switch is said here
+    assert user.reply("Is a $35 one OK?", 2)["reply"] in CONFIRM
+    assert "the budget is $40" in user.reply("Is a $45 one OK?", 3)["reply"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    ceiling=st.integers(min_value=1, max_value=5000),
+    cents=st.integers(min_value=0, max_value=600_000),
+)
+def test_a_price_is_confirmed_exactly_when_it_is_within_the_ceiling(ceiling, cents):
+    slots = [DISCOVERY[0], _slot("price_max", ceiling, "money", "budget")]
+    price = f"{cents // 100}.{cents % 100:02d}"
+    reply, _ = _reply(slots, "discovery", f"Is a ${price} one OK?")
+    if cents <= ceiling * 100:
+        assert reply in CONFIRM
+    else:
+        assert f"the budget is ${ceiling}" in reply
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rest=st.text(
+        alphabet=st.sampled_from(list("abcklnorstuy $.,0123456789?")) | st.characters(),
+        max_size=40,
+    ),
+    script=st.sampled_from([(DISCOVERY, "discovery"), (TWO_ITEMS, "cart"), (BUNDLE, "bundle")]),
+)
+def test_any_proposal_gets_a_reply(rest, script):
+    reply, user = _reply(*script, f"Is {rest}")
+    assert reply
+    assert user.questions[-1]["question"] == f"Is {rest}"
