@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from shopgen.env.episode import ShopEnv
 from shopgen.env.state import EpisodeState
+from shopgen.gen.difficulty import theta
 from shopgen.gen.tasks.constraints import (
     UTILITY_DIGITS,
     Constraints,
@@ -515,3 +516,14 @@ def oracle_asks_for_the_preference(shop: ShopEnv, rows: list) -> None:
 
 def test_the_oracle_asks_for_the_preference(shop: ShopEnv, rows: list) -> None:
     oracle_asks_for_the_preference(shop, rows)
+
+
+@pytest.mark.parametrize("env", ["discovery", "substitution"])
+def test_the_threshold_is_lower_only_where_one_search_is_allowed(factory: TaskFactory, env):
+    """0.85 at d ≤ 1, where T_max = 4 turns of one call leave one search after asking."""
+    for d in (0, 1, 2, 5):
+        axes = theta(d)
+        one_search = axes.B_tool * (axes.T_max - 3) <= 1
+        assert one_search == (d <= 1)
+        goal = factory.make(env, d, 0).row.decoded("goal")
+        assert goal["ndcg_threshold"] == (0.85 if one_search else 0.95)
