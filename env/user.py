@@ -45,9 +45,8 @@ from typing import Any, NamedTuple
 
 from shopgen.gen.render import render_user_reply
 from shopgen.gen.seeding import stream
-from shopgen.gen.slots import Slot, make_slot, slot_label, spec_for
+from shopgen.gen.slots import COMPAT_WORDS, Slot, make_slot, slot_label, spec_for
 from shopgen.gen.store import BoundedCache
-from shopgen.gen.tasks.substitution import COMPAT_WORDS
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.task import ScriptSlot, UserScript
 

@@ -27,6 +27,23 @@ from typing import Any
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.task import SlotKind
 
+#: How an agent asks what a substitute must keep of the original: the keywords of a
+#: substitution's shared-feature facts, and what the simulated customer hears as asking about
+#: them when the original must share none ("nothing in particular").
+COMPAT_WORDS = (
+    "must match",
+    "match",
+    "compatible",
+    "compatibility",
+    "fit",
+    "same as",
+    "same",
+    "in common",
+    "work with",
+    "share",
+    "keep",
+)
+
 #: Kinds whose written value noise must never corrupt (DESIGN §7: solvable by construction).
 PROTECTED_KINDS: frozenset[str] = frozenset(
     {

@@ -162,7 +162,7 @@ from typing import Any
 import numpy as np
 
 from shopgen.gen.difficulty import Theta
-from shopgen.gen.slots import Slot, make_slot, slot_label
+from shopgen.gen.slots import COMPAT_WORDS, Slot, make_slot, slot_label
 from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, pick
 from shopgen.gen.tasks.constraints import (
     Constraints,
@@ -262,22 +262,6 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         **kind_facts(kind, others, audience),
     }
     return Draft(slots=tuple(slots), goal=goal, episode=episode, switch=switch, facts=facts)
-
-
-#: How an agent asks what a substitute must keep of the original.
-COMPAT_WORDS = [
-    "must match",
-    "match",
-    "compatible",
-    "compatibility",
-    "fit",
-    "same as",
-    "same",
-    "in common",
-    "work with",
-    "share",
-    "keep",
-]
 
 
 def compat_facts(compat: dict[str, str]) -> dict[str, dict[str, Any]]:
