@@ -270,13 +270,8 @@ Version history:
           it rejected on 19 of 21 steps each, a colour not the customer's rejected on 18 of 21
           (26 journeys, d = 0–12, 3 per d, 5k products; all got "I'm not sure"); naming no step
           of several, it stays "I'm not sure". Replies only.
-          Also, at d ≤ 1 the threshold is 0.85 (``constraints.ndcg_threshold``): T_max = 4
-          turns of one call leave one search after asking, and at 0.95 picking the exact
-          best k of the 60–190 feasible products of a 100k catalog was luck (substitution
-          redrew 25.6 and 18 draws a task at d = 0 and 1, up to 46, so a 200-attempt
-          run-out came about once in 3,000 tasks; discovery 6.1 and 3.8); now 2.4 / 1.4 and
-          1.0 / 1.0. There a list ordered by one factor alone passes on 20–60% of tasks
-          (15 at each of d = 0 and 1, 100k products).
+          Also, its discovery and substitution steps take discovery 1.7's threshold at d ≤ 1
+          (nDCG ≥ 0.85, where one search is allowed).
 """
 
 from __future__ import annotations

@@ -145,13 +145,9 @@ Version history:
           it (discovery 1.7's): "Is a $30 one OK?" is answered on 24 of 24 tasks (18 yes, 6 no,
           d = 0–12, 3 per d, 5k products), a price $1 under the budget confirmed and one 20% over
           rejected on 24 of 24 each, where all got "I'm not sure". Replies only.
-          Also, at d ≤ 1 the threshold is 0.85 (``constraints.ndcg_threshold``): T_max = 4
-          turns of one call leave one search after asking, and at 0.95 picking the exact
-          best k of the 60–190 feasible products of a 100k catalog was luck (substitution
-          redrew 25.6 and 18 draws a task at d = 0 and 1, up to 46, so a 200-attempt
-          run-out came about once in 3,000 tasks; discovery 6.1 and 3.8); now 2.4 / 1.4 and
-          1.0 / 1.0. There a list ordered by one factor alone passes on 20–60% of tasks
-          (15 at each of d = 0 and 1, 100k products).
+          Also, as discovery 1.7: a list must reach nDCG ≥ 0.85, not 0.95, at d ≤ 1, where one
+          search is allowed (substitution had redrawn 25.6 and 18 draws a task at d = 0 and 1 on
+          100k products, 2.4 and 1.4 now).
 """
 
 from __future__ import annotations
