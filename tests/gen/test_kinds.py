@@ -13,15 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-import pytest
-import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
 from shopgen.gen.tasks.constraints import Columns, Constraints
 from shopgen.gen.tasks.kinds import kind_of, title_noun
 from shopgen.gen.taxonomy import load_taxonomy
-from shopgen.schemas.errors import ConfigError
 
 LEAVES = [c for _, c in load_taxonomy().leaves()]
 KINDED = [c for c in LEAVES if c.kinds]
@@ -145,70 +142,3 @@ def test_no_kind_keeps_the_stored_constraints_as_they_were():
         "exclude",
     }
     assert Constraints.from_dict(cons.to_dict()) == cons
-
-
-def _minimal() -> dict:
-    return yaml.safe_load(
-        """
-version: 1
-attributes:
-  color: {type: enum, values: [Black, White]}
-  gender: {type: enum, values: [Boys', Girls']}
-variant_axes:
-  size: [S, M, L]
-departments:
-  - id: home
-    name: Home
-    brands: 5
-    lines: [A, B, C]
-    weight: 1
-    price: {median: 20, sigma: 0.5}
-    rating: {mean: 4.2, sd: 0.4}
-    ship: {days: [2, 3], weights: [1, 1]}
-    stock: {p_zero: 0.1, median: 20}
-    categories:
-      - id: lamps
-        name: Lamps
-        path: [Home, Lamps]
-        nouns: [Table Lamp, Desk Lamp]
-        kinds: [[Table Lamp], [Desk Lamp]]
-        audience: gender
-        attributes:
-          color: color
-          gender: gender
-          watts: {type: numeric, unit: W, min: 5, max: 60, step: 5}
-          style: {type: enum, values: [Modern, Classic]}
-        key_attrs: [watts]
-        title: "{brand} {gender} {noun}, {watts}"
-"""
-    )
-
-
-def _load(tmp_path: Path, doc: dict) -> None:
-    path = tmp_path / "tax.yaml"
-    path.write_text(yaml.safe_dump(doc))
-    load_taxonomy(path)
-
-
-def test_kinds_and_audience_load(tmp_path):
-    _load(tmp_path, _minimal())
-
-
-@pytest.mark.parametrize(
-    ("mutate", "message"),
-    [
-        (lambda c: c.update(kinds=[["Table Lamp"]]), "kinds must group every noun exactly once"),
-        (
-            lambda c: c.update(kinds=[["Table Lamp", "Desk Lamp"], ["Desk Lamp"]]),
-            "kinds must group every noun exactly once",
-        ),
-        (lambda c: c.update(audience="colour"), "audience names 'colour'"),
-        (lambda c: c.update(audience="color"), "title must show the audience {color}"),
-    ],
-)
-def test_malformed_kinds_or_audience_name_the_problem(tmp_path, mutate, message):
-    doc = _minimal()
-    mutate(doc["departments"][0]["categories"][0])
-    with pytest.raises(ConfigError, match="invalid taxonomy") as err:
-        _load(tmp_path, doc)
-    assert message in str(err.value)

@@ -68,6 +68,45 @@ def test_minimal_taxonomy_loads(tmp_path):
     _load(tmp_path, _minimal())
 
 
+def _with_kinds_and_audience() -> dict:
+    """The minimal taxonomy whose lamps come in two kinds and for two audiences."""
+    doc = _minimal()
+    doc["attributes"]["gender"] = {"type": "enum", "values": ["Boys'", "Girls'"]}
+    lamps = doc["departments"][0]["categories"][0]
+    lamps.update(
+        nouns=["Table Lamp", "Desk Lamp"],
+        kinds=[["Table Lamp"], ["Desk Lamp"]],
+        audience="gender",
+        title="{brand} {gender} {noun}, {watts}",
+    )
+    lamps["attributes"]["gender"] = "gender"
+    return doc
+
+
+def test_kinds_and_audience_load(tmp_path):
+    _load(tmp_path, _with_kinds_and_audience())
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda c: c.update(kinds=[["Table Lamp"]]), "kinds must group every noun exactly once"),
+        (
+            lambda c: c.update(kinds=[["Table Lamp", "Desk Lamp"], ["Desk Lamp"]]),
+            "kinds must group every noun exactly once",
+        ),
+        (lambda c: c.update(audience="colour"), "audience names 'colour'"),
+        (lambda c: c.update(audience="color"), "title must show the audience {color}"),
+    ],
+)
+def test_malformed_kinds_or_audience_name_the_problem(tmp_path, mutate, message):
+    doc = _with_kinds_and_audience()
+    mutate(doc["departments"][0]["categories"][0])
+    with pytest.raises(ConfigError, match="invalid taxonomy") as err:
+        _load(tmp_path, doc)
+    assert message in str(err.value)
+
+
 @pytest.mark.parametrize(
     ("mutate", "message"),
     [
