@@ -19,9 +19,10 @@ neither order decides, or a cycle of ``overrides``, are load errors naming the r
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -361,6 +362,115 @@ class PolicyEngine:
                 return {k: v for k, v in facts.items() if v is not None}
         return None
 
+    def situations(self, topic: str) -> Iterator[dict[str, Any]]:
+        """Facts covering every way ``topic``'s rules can hold together (for precedence checks).
+
+        One real leaf per distinct (named category, named department, tags the topic tests),
+        crossed with each other tested fact's values: the closed vocabulary, the states the
+        clauses name and one other, and numbers on and around every bound the clauses compare
+        with. Facts are independent, so any set of the topic's rules that can hold at once holds
+        in one of these.
+        """
+        rules = self.rules_of(topic)
+        tested = sorted({c.fact for r in rules for c in r.when})
+        tags = {c.value for r in rules for c in r.when if c.fact == "tags"}
+        cats = {v for r in rules for c in r.when if c.fact == "category" for v in _listed(c)}
+        depts = {v for r in rules for c in r.when if c.fact == "department" for v in _listed(c)}
+        leaves: dict[tuple, dict[str, Any]] = {}
+        for cat, dept, leaf_tags in self.leaves:
+            key = (cat if cat in cats else None, dept if dept in depts else None, leaf_tags & tags)
+            leaves.setdefault(key, {"category": cat, "department": dept, "tags": sorted(leaf_tags)})
+        others = [f for f in tested if f not in _LEAF_FACTS]
+        values = []
+        for name in others:
+            own = [c for r in rules for c in r.when if c.fact == name]
+            if name in FACT_VALUES:
+                values.append(list(FACT_VALUES[name]))
+            elif FACTS[name] == "num":
+                bounds = {float(self.literal(c.value)) for c in own}
+                values.append(sorted({b + d for b in bounds for d in (-0.5, 0.0, 0.5)} | {0.0}))
+            else:
+                values.append(sorted({v for c in own for v in _listed(c)} | {"CA"}))
+        bases = list(leaves.values()) if set(tested) & set(_LEAF_FACTS) else [{}]
+        for base in bases:
+            for combo in itertools.product(*values):
+                yield {**base, **dict(zip(others, combo, strict=True))}
+
+    @cached_property
+    def outranks(self) -> dict[str, tuple[str, ...]]:
+        """Per rule, the rules it decides over where the text cannot tell which applies.
+
+        Rule ``w`` outranks ``l`` here when in some situation both hold and ``w`` decides,
+        ``w`` does not name ``l`` in ``overrides`` (an overriding rule's own sentence says what
+        it overrides: "even final-sale …", "whatever the method"), and ``l`` has a condition
+        ``w`` neither tests (each tag counts as a fact of its own) nor implies: then ``w`` is
+        not the narrower rule, and only its priority, clause count or place in the order made
+        it win (a television is both electronics and a large item). Two number rules giving
+        this store the same number are left out: the answer is the same whichever applies.
+        The policy documents state each of these (:func:`shopgen.gen.policy_text.precedence_note`).
+        """
+        found: dict[str, dict[str, None]] = {}
+        for topic in self.order:
+            for facts in self.situations(topic):
+                first, *rest = self.matching(topic, facts) or [None]
+                if first is None:
+                    continue
+                winner = self.rules[first]
+                tested = {_aspect(c) for c in winner.when}
+                for rid in rest:
+                    loser = self.rules[rid]
+                    if rid in winner.overrides or self._same_number(winner, loser):
+                        continue
+                    if any(
+                        _aspect(c) not in tested and not self.implied(winner.when, c)
+                        for c in loser.when
+                    ):
+                        found.setdefault(first, {})[rid] = None
+        return {rid: tuple(losers) for rid, losers in found.items()}
+
+    def _same_number(self, a: Rule, b: Rule) -> bool:
+        """Two number rules giving one number: the answer is the same whichever applies.
+
+        (Not so for yes/no rules: a refusal names its rule's reason, final sale or
+        personalised.)
+        """
+        return a.answer.kind == "number" and self.values[a.id] == self.values[b.id]
+
+    def implied(self, clauses: list[Clause], clause: Clause) -> bool:
+        """Whether ``clauses`` all holding means ``clause`` holds.
+
+        A clause on the item (category, department, tags) is implied when every taxonomy leaf
+        meeting ``clauses``' item clauses meets it (pens are never electronics); another when
+        one of ``clauses`` on the same fact implies it (25 or more units are 10 or more).
+        """
+        if clause.fact in _LEAF_FACTS:
+            leaf = [c for c in clauses if c.fact in _LEAF_FACTS]
+            for cat, dept, tags in self.leaves:
+                facts = {"category": cat, "department": dept, "tags": tags}
+                if all(self.holds(c, facts) for c in leaf) and not self.holds(clause, facts):
+                    return False
+            return True
+        return any(self._implies(c, clause) for c in clauses)
+
+    def _implies(self, a: Clause, b: Clause) -> bool:
+        if a.fact != b.fact:
+            return False
+        va, vb = self.literal(a.value), self.literal(b.value)
+        if (a.op, va) == (b.op, vb):
+            return True
+        if FACTS[a.fact] == "num":
+            if a.op in ("ge", "gt") and b.op in ("ge", "gt"):
+                return float(va) > float(vb) or (float(va) == float(vb) and b.op == "ge")
+            if a.op in ("le", "lt") and b.op in ("le", "lt"):
+                return float(va) < float(vb) or (float(va) == float(vb) and b.op == "le")
+            return False
+        inside = {"eq": [va], "in": va}.get(a.op)
+        if inside is not None and b.op in ("eq", "in"):
+            return set(inside) <= set(vb if b.op == "in" else [vb])
+        if inside is not None and b.op in ("ne", "not_in"):
+            return not set(inside) & set(vb if b.op == "not_in" else [vb])
+        return False
+
     def _candidates(self, name: str, clauses: list[Clause]) -> list[Any]:
         if FACTS[name] == "num":
             bounds = [float(self.literal(c.value)) for c in clauses]
@@ -492,6 +602,19 @@ class DecisionMemo:
         if hit is None:
             hit = self.cache.put(key, self.engine.return_eligibility(facts))
         return hit
+
+
+#: Facts a taxonomy leaf fixes together.
+_LEAF_FACTS = ("category", "department", "tags")
+
+
+def _aspect(clause: Clause) -> tuple[str, Any]:
+    """What a clause is about: its fact, or for a tag clause the tag (electronics ≠ large)."""
+    return (clause.fact, clause.value if clause.fact == "tags" else None)
+
+
+def _listed(clause: Clause) -> list[Any]:
+    return clause.value if isinstance(clause.value, list) else [clause.value]
 
 
 def _frozen(value: Any) -> Any:

@@ -272,6 +272,10 @@ Version history:
           of several, it stays "I'm not sure". Replies only.
           Also, its discovery and substitution steps take discovery 1.7's threshold at d ≤ 1
           (nDCG ≥ 0.85, where one search is allowed).
+          Also, its policy and returns steps read policy 2.3's documents, which say which of two
+          rules applies where the engine's order decides: 11 of 260 journeys at d = 0–12 on 5k
+          products had a step hinging on such a tie (a Premium member's large item, a final-sale
+          personalised one: which reason refuses it); now none. Steps and grading unchanged.
 """
 
 from __future__ import annotations

@@ -127,6 +127,20 @@ Version history:
           item is <the item>". A policy customer's facts are not omitted yet unsaid until asked (the
           state, the reason), so "that's all" waits for them: at the first turn none of 39 tasks at
           d = 0–12 on 5k products says it. Replies only.
+          Also, the policy documents say which of two rules applies where the engine's order,
+          not the narrower rule, decides: of rule file 2's 20 pairs of equally specific rules that
+          both hold for one situation, 13 decide an answer by a priority the text never showed
+          (the others are tiers, an overlap a narrower rule always decides, or $0.00 either
+          way): a television is electronics and a large item; "Premium members get 60 days to
+          return most items" beside "Jewelry … 14 days"; large-item shipping beside free
+          shipping over the threshold. The deciding rule's line now ends "This applies even when the item is a
+          large item.", generated from the engine's order (``PolicyEngine.outranks``: 28 pairs in
+          store 0, tied ones and rules with more clauses that are not the narrower, as "Standard
+          shipping on orders of $49.00 or more costs $0.00. This applies even when the address
+          is in Alaska or Hawaii."), so text and engine cannot disagree. 5 of 260 tasks at
+          d = 0–12 on 5k products hinged on such a tie (9 on any unstated order); now none.
+          Tasks and grading unchanged; policy_search's passages of those topics read longer
+          (each topic's own section ranks first as before for its phrases and questions).
 """
 
 from __future__ import annotations

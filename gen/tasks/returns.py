@@ -159,6 +159,10 @@ Version history:
           rejected stating theirs ("Is the Olive one OK?": "… the color is Pink."; 2 of 2
           exchanges with a colour among 39 tasks, d = 0–12, 3 per d, 5k products), where it got
           "I'm not sure". Replies only.
+          Also, policy_search's documents say which of two return rules applies where the
+          engine's order decides (policy 2.3's: "Electronics can be returned within 15 days of
+          delivery. This applies even when the item is a large item."); no returns task among 260
+          at d = 0–12 on 5k products hinged on one. Tasks and grading unchanged.
 """
 
 from __future__ import annotations

@@ -121,7 +121,9 @@ def test_every_clause_count_a_question_draws_spans_many_topics(engine):
 
 
 #: Equally specific rules of one topic that can both hold, so priority alone decides which
-#: applies and the policy text does not say (a television is electronics and a large item).
+#: applies (a television is electronics and a large item); the documents say which wherever it
+#: decides an answer (tests/gen/test_policy_precedence_text.py), but a new one is still a
+#: question the rule file's author should settle.
 #: Rule file 1's, kept, and rule file 2's two whose overlap a more specific rule always decides
 #: (large items for Premium members) or that read as tiers (10 or more, 25 or more).
 KNOWN_TIES = {

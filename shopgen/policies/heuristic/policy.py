@@ -21,6 +21,10 @@ Facts = dict[str, Any]
 Condition = Callable[[Facts], bool | None]
 
 _SENTENCE = re.compile(r"(?<=\.)\s+(?=[A-Z])")
+#: The documents' word on which of two rules applies ("… This applies even when the item is a
+#: large item."): it names the other rule's condition, not one of its own, and the baseline
+#: already reads a later line as the one that applies, which is the engine's order.
+_PRECEDENCE_NOTE = "This applies even when "
 _AMOUNT = r"\$(\d+(?:,\d{3})*(?:\.\d+)?)"
 
 #: Words of a category name that say which kind of item it is (a store bot's product table).
@@ -88,7 +92,7 @@ def heuristic(task: PublicTask) -> Oracle:
     passage = max(passages, key=lambda d: overlap(question, str(d.get("section", ""))))
     threshold = "amount for free" in task.user.lower()
     facts = read_facts(task.user)
-    rules = [parse_sentence(s, threshold) for s in _SENTENCE.split(passage.get("text", "")) if s]
+    rules = [parse_sentence(s, threshold) for s in _sentences(passage.get("text", ""))]
     tested = {name for conds, _ in rules for name in conds}
     if tested & {"tags"}:
         tested.add("category")
@@ -172,6 +176,11 @@ _FILLER = frozenset(
         "thank",
     ]
 )
+
+
+def _sentences(text: str) -> list[str]:
+    """A passage's rule sentences, without the notes on which of two rules applies."""
+    return [s for s in _SENTENCE.split(text) if s and not s.startswith(_PRECEDENCE_NOTE)]
 
 
 def _topic_words(text: str) -> str:
@@ -448,7 +457,7 @@ def answer(text: str, facts: Facts, boolean: bool = False, threshold: bool = Fal
     fact that decides would be known) but does not make the sentence more specific.
     """
     best: tuple[int, int, str] | None = None
-    for i, sentence in enumerate(s for s in _SENTENCE.split(text) if s):
+    for i, sentence in enumerate(_sentences(text)):
         conds, rest = parse_sentence(sentence, threshold)
         held = [test(facts) for test in conds.values()]
         if any(h is False for h in held):
