@@ -6,9 +6,16 @@ ground truth of policy questions, and renders the policy text the agent searches
 numbers are drawn from the rule file's ranges by ``stream(seed, "policy", rule_id)``, so two
 seeds give two different stores and adding a rule never changes another rule's number.
 
-Precedence, fixed at load: a rule that ``overrides`` another beats it; otherwise the more
-specific rule (more clauses) wins, then the higher ``priority``. Two rules of a topic that
-neither order decides, or a cycle of ``overrides``, are load errors naming the rules.
+Precedence, fixed at load, is one order per topic, and the first rule in it that holds
+decides: a rule that ``overrides`` another comes before it; among the rules free to come next,
+the more specific (more clauses) first, then the higher ``priority`` (:func:`_order_topic`).
+An overridden rule therefore waits for every rule that overrides it, and may come after a
+less specific rule it shares no override with (rule file 2: Basic members' free mail returns
+above the free-return threshold, 3 clauses, decide before the 4-clause Alaska and Hawaii mail
+fee, which a faulty-item rule overrides); the documents state
+each such order where it decides an answer (:meth:`PolicyEngine.outranks`). Two rules of a
+topic that neither order decides, or a cycle of ``overrides``, are load errors naming the
+rules.
 
 >>> engine = PolicyEngine.for_store(0)
 >>> d = engine.evaluate("membership_fee", {"tier": "none"})
