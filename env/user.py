@@ -419,6 +419,17 @@ _NOUN_PHRASES: Phrases = frozenset({("item",), ("product",)})
 #: particular" (:meth:`SimulatedUser._unanswered`).
 COMPAT_PHRASES: Phrases = frozenset(map(tokens, COMPAT_WORDS))
 
+#: Of those, the words that ask whether the substitute must share something with the original
+#: even without "anything" ("Does it need the same fit?", "What must it have in common?"): not
+#: "fit" alone, which names a garment's fit ("Does it need a relaxed fit?").
+SHARED_PHRASES: Phrases = COMPAT_PHRASES - {("fit",)}
+
+#: Words that make a question a proposal ("Is the same one fine?"): "No, nothing in
+#: particular" would read as a refusal of it.
+_ACCEPTING: Phrases = frozenset(
+    map(tokens, ("ok", "okay", "fine", "alright", "acceptable", "good", "work for"))
+)
+
 #: The :data:`_OPEN` words that ask for requirements even beside a specific question
 #: (:func:`match_slots`): "What's your budget, and any other requirements?". Not "other",
 #: "anything else" or "specific", which qualify a specific word ("Any other colour?").
@@ -683,8 +694,10 @@ class CompiledScript:
             items = named_items(self, question)
             existential = not grams.isdisjoint(EXISTENTIAL)
             compat = not grams.isdisjoint(COMPAT_PHRASES)
+            shared = not grams.isdisjoint(SHARED_PHRASES) and grams.isdisjoint(_ACCEPTING)
             hit = self.answers.put(
-                key, Answerable(slots, where, names, omitted, items, existential, compat)
+                key,
+                Answerable(slots, where, names, omitted, items, existential, compat, shared),
             )
         return hit
 
@@ -701,6 +714,9 @@ class Answerable(NamedTuple):
     existential: bool = False
     #: The question asks about a substitute's shared features (:data:`COMPAT_PHRASES`).
     compat: bool = False
+    #: It asks whether one must be shared, or which, and proposes nothing
+    #: (:data:`SHARED_PHRASES`, not :data:`_ACCEPTING`).
+    shared: bool = False
 
 
 @lru_cache(maxsize=8192)
@@ -1291,13 +1307,17 @@ class SimulatedUser:
         customer who has said every fact in the question's scope (the items it names, or
         all) has nothing more: ``all_said``. A substitution customer asked which features
         the substitute must share, when the original's must share none, has ``nothing`` of
-        the kind, whatever else they hold. Otherwise they do not know: an unsaid fact may be
-        what the question is after in other words.
+        the kind, whatever else they hold, and so when asked whether it must share one
+        feature or what it must share ("Does it need the same fit?", "What must it have in
+        common with the original?"), where they said "I'm not sure" and an agent could not
+        tell "any fit will do" from "I forget which". Otherwise they do not know: an unsaid
+        fact may be what the question is after in other words.
         """
+        shares = (asked.existential and asked.compat) or asked.shared
+        if shares and self.env == "substitution" and not self.compiled.compat:
+            return "nothing"
         if not asked.existential:
             return "dont_know"
-        if asked.compat and self.env == "substitution" and not self.compiled.compat:
-            return "nothing"
         in_scope = asked.items
         for m in self.compiled.heard(self.switch_said):
             if (

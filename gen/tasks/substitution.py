@@ -148,6 +148,15 @@ Version history:
           Also, as discovery 1.7: a list must reach nDCG ≥ 0.85, not 0.95, at d ≤ 1, where one
           search is allowed (substitution had redrawn 25.6 and 18 draws a task at d = 0 and 1 on
           100k products, 2.4 and 1.4 now).
+          Also, asked whether the substitute must share one feature with the original, or what
+          it must share ("Does it need the same fit as the original?", "Does it need to match
+          the original's size?", "What must it have in common with the original?"), a customer
+          whose original must share none says "No, nothing in particular", where they said
+          "I'm not sure" and an agent could not tell "any fit will do" from "I forget which":
+          18 of 18 compat-free tasks whose change of mind was not said first, of 50 at d = 2 /
+          5 / 8 / 11 / 12 on 5k products, for each of four such wordings; none now. Not "fit"
+          alone ("Does it need a relaxed fit?") nor a proposal ("Is the same one fine?"); a
+          kind or audience is still named (9 of 9 such tasks). Replies only.
 """
 
 from __future__ import annotations

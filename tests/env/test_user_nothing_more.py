@@ -73,6 +73,46 @@ def test_no_shared_feature_is_said_as_nothing_in_particular(question):
     assert user.questions[-1]["answered"] == []
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Does the substitute need the same fit as the original?",
+        "Does it need to match the original's size?",
+        "What must the substitute have in common with the original?",
+        "Should it keep the same color?",
+    ],
+)
+def test_a_feature_asked_to_be_shared_is_not_unknown_when_none_must_be(question):
+    """Asked whether the substitute must share one feature, or what it must share, the
+    customer said "I'm not sure" though the original must share none: an honest agent could
+    not tell "any fit will do" from "I forget which", and keeping the fit drops substitutes
+    the list is graded with (every such task of 44 at d = 2-12 on 5k products)."""
+    user = _user(_substitution(), "substitution")
+    reply = user.reply(question, 1)["reply"]
+    assert _kind(reply) == "nothing"
+    assert user.questions[-1]["answered"] == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Is a relaxed fit OK?", "Is the same one fine?", "Does it need a relaxed fit?"],
+)
+def test_a_proposal_or_a_fit_is_no_question_about_sharing(question):
+    """ "OK" and "fine" propose ("No, nothing in particular" would read as a no), and "fit"
+    alone names a garment's fit, which a shared-feature question says with "same" or "match"."""
+    user = _user(_substitution(), "substitution")
+    assert _kind(user.reply(question, 1)["reply"]) == "dont_know"
+
+
+def test_a_shared_feature_is_named_when_asked_about_one():
+    compat = _slot(
+        "compat.connectivity", "Wired USB", "attr", "connectivity", keywords=["same", "match"]
+    )
+    user = _user(_substitution(compat), "substitution")
+    reply = user.reply("Does it need the same connectivity as the original?", 1)
+    assert "Wired USB" in reply["reply"]
+
+
 def test_a_shared_feature_is_still_named():
     compat = _slot(
         "compat.connectivity", "Wired USB", "attr", "connectivity", keywords=["compatible"]
