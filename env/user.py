@@ -424,6 +424,9 @@ COMPAT_PHRASES: Phrases = frozenset(map(tokens, COMPAT_WORDS))
 #: "fit" alone, which names a garment's fit ("Does it need a relaxed fit?").
 SHARED_PHRASES: Phrases = COMPAT_PHRASES - {("fit",)}
 
+#: Slot name segments of what a substitute must share: a feature, its kind, its audience.
+_SAME = frozenset({"compat", "kind", "audience"})
+
 #: Words that make a question a proposal ("Is the same one fine?"): "No, nothing in
 #: particular" would read as a refusal of it.
 _ACCEPTING: Phrases = frozenset(
@@ -656,6 +659,8 @@ class CompiledScript:
     early: tuple[_Matcher, ...] | None = None
     #: The script holds a substitute's shared feature (a ``compat.*`` slot).
     compat: bool = False
+    #: It holds anything a substitute must share: a feature, its kind or its audience.
+    same: bool = False
     asked: BoundedCache = field(default_factory=lambda: BoundedCache(_ASKED_LIMIT))
     answers: BoundedCache = field(default_factory=lambda: BoundedCache(_ASKED_LIMIT))
     rendered: BoundedCache = field(default_factory=lambda: BoundedCache(_REPLIES_LIMIT))
@@ -770,6 +775,7 @@ def compile_script(text: str) -> CompiledScript:
         sub_words={k: frozenset(v) for k, v in sub_words.items()},
         early=early,
         compat=any("compat" in s.name.split(".") for s in script.slots),
+        same=any(_SAME.intersection(s.name.split(".")) for s in script.slots),
     )
 
 
@@ -1284,6 +1290,10 @@ class SimulatedUser:
             one = len(items) == 1  # a question naming one item (its values go unnamed)
             make = partial(self._answer_slots, answered, one)
             parts.append(self._render("answer", (where, one), make))
+            if self._shares_nothing(asked):
+                # "Which features must it share?" asks for requirements too ("feature"): the
+                # facts it drew said nothing of what must be shared.
+                parts.append(self._render("nothing", (), tuple))
             revealed = self.revealed
             for name in omitted:
                 if name not in revealed:
@@ -1313,8 +1323,7 @@ class SimulatedUser:
         tell "any fit will do" from "I forget which". Otherwise they do not know: an unsaid
         fact may be what the question is after in other words.
         """
-        shares = (asked.existential and asked.compat) or asked.shared
-        if shares and self.env == "substitution" and not self.compiled.compat:
+        if self._shares_nothing(asked):
             return "nothing"
         if not asked.existential:
             return "dont_know"
@@ -1327,6 +1336,19 @@ class SimulatedUser:
             ):
                 return "dont_know"
         return "all_said"
+
+    def _shares_nothing(self, asked: Answerable) -> bool:
+        """``asked`` is what a substitute must share with the original, which must share none.
+
+        Asked whether there is anything to share ("compatible with anything?") or whether one
+        feature must be ("Does it need the same fit?"), or which, in a substitution task.
+        """
+        shares = (asked.existential and asked.compat) or asked.shared
+        if not shares or self.env != "substitution":
+            return False
+        # Asked whether there is anything at all, a kind or audience the reply states is what
+        # must be shared; asked which, or about one feature, it is said and nothing added.
+        return not (self.compiled.same if asked.shared else self.compiled.compat)
 
     def _judged(self, verdict: Verdict, one: bool) -> tuple[str, tuple[str, ...]]:
         """The reply to a judged proposal and the names of the slots it states.

@@ -239,8 +239,16 @@ def _reference_answerable(compiled, question):
     names = tuple(s.name for s in slots)
     existential = bool(said & {"anything", "particular", "specific", "else", "all"})
     compat = bool(said & {"compatible", "match", "same", "fit", "share", "keep"})
+    shared = bool(said & {"compatible", "match", "same", "share", "keep"}) and not said & {
+        "ok",
+        "okay",
+        "fine",
+        "alright",
+        "acceptable",
+        "good",
+    }
     omitted = tuple(s.name for s in slots if s.omitted)
-    return slots, where, names, omitted, items, existential, compat
+    return slots, where, names, omitted, items, existential, compat, shared
 
 
 @pytest.fixture(scope="module")
