@@ -174,8 +174,9 @@ def test_asked_what_must_match_the_customer_names_the_compat_values(shop):
             assert value in reply
 
 
-def test_an_order_by_one_factor_is_rarely_correct(shop: ShopEnv) -> None:
-    from test_discovery import FIXED_ORDERS, FIXED_SHARE, check_fixed_orders_fail
+def test_an_order_by_one_factor_or_all_alike_is_rarely_correct(shop: ShopEnv) -> None:
+    """Cheapest, best-rated, fastest first, or the three weighed alike: each rarely correct."""
+    from test_discovery import EVEN_SHARE, FIXED_ORDERS, FIXED_SHARE, check_fixed_orders_fail
 
     factory = TaskFactory(shop, seed=0)
     rows = [factory.make(ENV, d, i).row for d in (4, 8, 12) for i in range(12)]
@@ -183,3 +184,4 @@ def test_an_order_by_one_factor_is_rarely_correct(shop: ShopEnv) -> None:
     assert got["stated"] == len(rows), got
     for name in FIXED_ORDERS:
         assert got[name] <= FIXED_SHARE * len(rows), (name, got)
+    assert got["even"] <= EVEN_SHARE * len(rows), got
