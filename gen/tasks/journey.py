@@ -280,6 +280,9 @@ Version history:
           discovery 1.7's (the top one "very much", the next "quite a lot", the others "not at
           all"), so those steps' preferences and ideal lists change. Redraws per task at d =
           0/5/12 (5k products, 60 tasks): 0.17/0.78/1.30 against 0.17/0.77/1.12.
+          Also, its policy steps' customer knows whether the item is electronic where the
+          step's topic tests it (policy 2.3's): "Is it an electronic item?" got "I don't know".
+          Steps' answers and grading unchanged; the oracle's question names "item type" too.
 """
 
 from __future__ import annotations

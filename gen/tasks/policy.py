@@ -141,6 +141,17 @@ Version history:
           d = 0–12 on 5k products hinged on such a tie (9 on any unstated order); now none.
           Tasks and grading unchanged; policy_search's passages of those topics read longer
           (each topic's own section ranks first as before for its phrases and questions).
+          Also, the customer knows whether their item is electronic (fact ``electronic``, "item
+          type": "an electronic item" / "not an electronic item", asked by "electronic",
+          "electrical", "plug in", …) where the question's topic has a rule testing the
+          ``electronics`` tag: the item's name and department do not settle it (a TV mount is in
+          the Electronics department without it; a stand mixer and an electric kettle carry it),
+          and "Is it an electronic item?" got "I don't know" in 48 of 48 tasks at d = 3/6/9/12 on
+          5k products (honest-agent audit; now answered in the 37 whose topic tests it). The
+          answer flips with that tag in 86 of 260 tasks at d = 0–12, 8 of them on such a leaf
+          (a Premium member's 50 TV mounts at $25: 25% as a non-electronic item, not the
+          electronic 10%). The oracle's question names "item type" too; answers and grading
+          unchanged.
 """
 
 from __future__ import annotations
@@ -197,6 +208,10 @@ _IN_VOCAB = frozenset({"tier", "category", "days", "method", "order_total"})
 #: "furniture and appliances" as examples, so a television or a gaming chair is not
 #: decidable from its category's name.
 LARGE_WORDS = ("large", "bulky", "oversized", "big item", "heavy", "furniture", "appliance")
+#: Words that ask whether the customer's item is electronic (the ``electronics`` tag): the
+#: item's name and department do not settle it (a TV mount is in the Electronics department
+#: without it, a stand mixer carries it), and the customer knows it of their own item.
+ELECTRONIC_WORDS = ("electronic", "electronics", "electrical", "plug in", "plugs in")
 
 #: How the customer says a fact's value.
 SAY: dict[str, dict[str, str]] = {
@@ -261,6 +276,14 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
             "label": "item size",
             "keywords": list(LARGE_WORDS),
         }
+        if _tests_tag(engine, rule.topic, "electronics"):
+            electronic = "electronics" in facts["tags"]
+            extra["electronic"] = {
+                "value": "an electronic item" if electronic else "not an electronic item",
+                "kind": "choice",
+                "label": "item type",
+                "keywords": list(ELECTRONIC_WORDS),
+            }
     goal = {
         "topic": rule.topic,
         "rule_id": rule.id,
@@ -525,6 +548,12 @@ def _rules(engine: PolicyEngine, branch: int) -> tuple[str, ...]:
 @cache
 def _witness(engine: PolicyEngine, rule_id: str) -> dict[str, Any]:
     return engine.witness(rule_id) or {}
+
+
+@cache
+def _tests_tag(engine: PolicyEngine, topic: str, tag: str) -> bool:
+    """Whether some rule of ``topic`` tests the item's ``tag``."""
+    return any(c.fact == "tags" and c.value == tag for r in engine.rules_of(topic) for c in r.when)
 
 
 def topic_facts(engine: PolicyEngine, topic: str) -> set[str]:

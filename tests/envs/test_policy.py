@@ -525,3 +525,39 @@ def test_the_state_code_reaches_the_agent_unchanged(shop_env):
             assert state in reply, reply  # a typo may still eat the blank before it
             seen += 1
     assert seen
+
+
+def test_asked_whether_the_item_is_electronic_the_customer_knows(shop_env):
+    """Rules test the ``electronics`` tag ("Members buying 50 or more units of an electronic
+    item …"), which the item's name and department do not settle: a TV mount sits in the
+    Electronics department without it, a stand mixer or an electric kettle carries it. "Is it
+    an electronic item?" got "I don't know" in 48 of 48 policy tasks at d = 3–12 (5k products);
+    8 of 260 tasks at d = 0–12 hinged on such a leaf (honest-agent audit). The customer knows
+    it of their own item, as whether it is large, where the question's rules test it.
+    """
+    factory = TaskFactory(shop_env, seed=0, overrides={"p_noise": 0.0})
+    rows = [factory.make("policy", d, k).row for d in (0, 3, 6, 9, 12) for k in range(12)]
+    engine = factory.ctx.engine
+
+    def tests_electronics(topic):
+        rules = engine.rules_of(topic)
+        return any(c.fact == "tags" and c.value == "electronics" for r in rules for c in r.when)
+
+    rows = [
+        r
+        for r in rows
+        if "tags" in r.decoded("goal")["facts"] and tests_electronics(r.decoded("goal")["topic"])
+    ]
+    assert rows, "no task of the fixture tests whether the item is electronic"
+    seen = set()
+    for row in rows:
+        electronic = "electronics" in row.decoded("goal")["facts"]["tags"]
+        seen.add(electronic)
+        shop_env.reset(row)
+        obs, *_ = shop_env.step(
+            assistant_message(1, [("ask_user", {"question": "Is it an electronic item?"})])
+        )
+        reply = json.loads(obs["messages"][-1]["content"])["reply"]
+        assert ("not an electronic item" in reply) is not electronic, reply
+        assert "an electronic item" in reply, reply
+    assert seen == {True, False}, "the fixture must hold electronic and other items"
