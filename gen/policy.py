@@ -410,11 +410,13 @@ class PolicyEngine:
         Rule ``w`` outranks ``l`` here when in some situation both hold and ``w`` decides,
         ``w`` does not name ``l`` in ``overrides`` (an overriding rule's own sentence says what
         it overrides: "even final-sale …", "whatever the method"), and ``l`` has a condition
-        ``w`` neither tests (each tag counts as a fact of its own) nor implies: then ``w`` is
-        not the narrower rule, and only its priority, clause count or place in the order made
-        it win (a television is both electronics and a large item). Two number rules giving
-        this store the same number are left out: the answer is the same whichever applies.
-        The policy documents state each of these (:func:`shopgen.gen.policy_text.precedence_note`).
+        ``w``'s clauses do not imply: then ``w`` is not the narrower rule, and only its
+        priority, clause count or place in the order made it win (a television is both
+        electronics and a large item). Testing the same fact more broadly is not implying it:
+        "Members buying 50 or more units of an electronic item" (Basic or Premium) decides a
+        Premium member's order over "Premium members buying 25 or more units". Two number
+        rules giving this store the same number are left out: the answer is the same
+        whichever applies. The policy documents state each of these (:func:`shopgen.gen.policy_text.precedence_note`).
         """
         found: dict[str, dict[str, None]] = {}
         for topic in self.order:
@@ -423,15 +425,11 @@ class PolicyEngine:
                 if first is None:
                     continue
                 winner = self.rules[first]
-                tested = {_aspect(c) for c in winner.when}
                 for rid in rest:
                     loser = self.rules[rid]
                     if rid in winner.overrides or self._same_number(winner, loser):
                         continue
-                    if any(
-                        _aspect(c) not in tested and not self.implied(winner.when, c)
-                        for c in loser.when
-                    ):
+                    if any(not self.implied(winner.when, c) for c in loser.when):
                         found.setdefault(first, {})[rid] = None
         return {rid: tuple(losers) for rid, losers in found.items()}
 
@@ -613,11 +611,6 @@ class DecisionMemo:
 
 #: Facts a taxonomy leaf fixes together.
 _LEAF_FACTS = ("category", "department", "tags")
-
-
-def _aspect(clause: Clause) -> tuple[str, Any]:
-    """What a clause is about: its fact, or for a tag clause the tag (electronics ≠ large)."""
-    return (clause.fact, clause.value if clause.fact == "tags" else None)
 
 
 def _listed(clause: Clause) -> list[Any]:

@@ -283,6 +283,9 @@ Version history:
           Also, its policy steps' customer knows whether the item is electronic where the
           step's topic tests it (policy 2.3's): "Is it an electronic item?" got "I don't know".
           Steps' answers and grading unchanged; the oracle's question names "item type" too.
+          Also, its policy steps read policy 2.3's documents where a rule deciding with a
+          broader clause on the other rule's fact says so (1 of 260 journeys at d = 0–12 on 5k
+          products hinged on one: Alaska's delivery days over two-day shipping's). Unchanged.
 """
 
 from __future__ import annotations
