@@ -286,6 +286,7 @@ Version history:
           Also, its policy steps read policy 2.3's documents where a rule deciding with a
           broader clause on the other rule's fact says so (1 of 260 journeys at d = 0–12 on 5k
           products hinged on one: Alaska's delivery days over two-day shipping's). Unchanged.
+          Also, a policy step's quantity is a whole number of at least one (policy 2.3's).
 """
 
 from __future__ import annotations

@@ -161,6 +161,13 @@ Version history:
           lines of store 0 gain their sentence ("This applies even when you are a Premium
           member."); 4 of 260 tasks at d = 0–12 on 5k products hinged on such an order (all the
           Alaska one; the bulk ones are rarer). Tasks and grading unchanged.
+          Also, a quantity the customer has is a whole number of at least one: filled in around
+          the rules' bounds in steps of −7.5 / +3.25 / +12 (floored at 0), it made the customer
+          say "the quantity is 0" of a price adjustment in 9 of 54 tasks with a quantity at
+          d = 0–12 on 5k products (honest-agent play), and 5.25 said as 5 in 13 (the engine read
+          5.25); now −8 / +3 / +12, at least 1, and a drawn distance off a bound stays at least
+          1 (54 of 54 whole and at least 1). Every candidate kept sits on the same side of
+          every bound as the one it replaces; the draws (situations, some answers) change.
 """
 
 from __future__ import annotations
@@ -366,7 +373,7 @@ def _beside(fact: str, op: str, bound: float, holds: bool, rng: np.random.Genera
     """A value of ``fact`` on the side of ``bound`` where ``op`` holds (or fails): on it or off it.
 
     On the threshold in a fixed share (``P_AT``) of the cases where that side includes it, else
-    a drawn distance away, never below zero.
+    a drawn distance away, never below zero (whole units: never below one).
     """
     inclusive = op in _INCLUSIVE
     side = _INCLUSIVE.get(op) or _STRICT[op]
@@ -375,7 +382,9 @@ def _beside(fact: str, op: str, bound: float, holds: bool, rng: np.random.Genera
     if inclusive and rng.random() < P_AT:
         return float(bound)
     value = bound + side * _offset(fact, bound, rng)
-    return max(0.0, round(value, 0 if fact in _WHOLE else 2))
+    if fact in _WHOLE:  # whole units, at least one ("up to 2 laptops" is not met by none)
+        return max(1.0, round(value))
+    return max(0.0, round(value, 2))
 
 
 def _numeric_clauses(engine: PolicyEngine, rule_id: str) -> list[Any]:
@@ -611,6 +620,9 @@ def _candidates(engine: PolicyEngine, topic: str, fact: str) -> tuple[Any, ...]:
         for c in r.when
         if c.fact == fact
     ]
+    if fact in _WHOLE:
+        # Units are whole and at least one: "the quantity is 0" (or 5.25, said as 5) was drawn.
+        return tuple(sorted({v for b in bounds for s in (-8, 3, 12) if (v := float(b + s)) >= 1}))
     return tuple(sorted({max(0.0, round(b + s, 2)) for b in bounds for s in (-7.5, 3.25, 12.0)}))
 
 
