@@ -56,15 +56,12 @@ Version history:
           you need for the project?" (the oracle's question) and "Can you list everything again?"
           left it out (2 of 2 tasks of 78 at d = 0–12 on 5k products that add one; now none).
           Replies only.
-          Asked whether there is anything ("Is that all?", "Anything else I should add?", "Does the
-          item need to be compatible with anything?"), a customer who has stated every fact in the
-          question's scope, in the first message or a reply, says so (new reply kinds ``all_said``:
-          "Nothing else, that's all.", and ``nothing``), where they said "I'm not sure"; one with a
-          fact unsaid still does not know. Such a question no longer gets the request's own item or
-          product for an answer: the bare noun matched the item's label, and the customer said "the
-          item is <the item>". "Is that all?" at the first turn gets "that's all" on 4 of 39 tasks
-          at d = 0–12 on 5k products (the others' first messages leave a must-have or the budget
-          unsaid).
+          Asked whether there is anything ("Is that all?", "Does the item need to be compatible with
+          anything?"), a customer who has stated every fact in the question's scope says so
+          (``env.user``: reply kinds ``all_said`` and ``nothing``), where they said "I'm not sure",
+          and such a question no longer gets the request's own item for an answer. "Is that all?" at
+          the first turn gets "that's all" on 4 of 39 tasks at d = 0–12 on 5k products (the others'
+          first messages leave a must-have or the budget unsaid).
           Also, a product's price proposed over the bundle's budget is rejected ("Is a $44 one
           OK?": "No, that's not right: the budget is $36."; 33 of 33 tasks with a budget, d = 0–12,
           3 per d, 5k products), where it got "I'm not sure"; a price under it still does (the

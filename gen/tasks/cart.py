@@ -101,15 +101,13 @@ Version history:
           that add one; now in none of 13. Its quantity, which the script holds from the start, is
           said only after the item: "How many of each?" before the change of mind got "… and the
           quantity is 1" of an item not yet mentioned (14 of 14; now 0 of 13).
-          Asked whether there is anything ("Is that all?", "Anything else I should add?", "Does the
-          item need to be compatible with anything?"), a customer who has stated every fact in the
-          question's scope, in the first message or a reply, says so (new reply kinds ``all_said``:
-          "Nothing else, that's all.", and ``nothing``), where they said "I'm not sure"; one with a
-          fact unsaid still does not know. Such a question no longer gets the request's own item or
-          product for an answer: the bare noun matched the item's label, and the customer said "the
-          item is <the item>". Of 39 tasks at d = 0–12 on 5k products, "Does the item need to be
-          compatible with anything?" echoed the item on 39, now none; "Is that all?" at the first
-          turn now gets "that's all" on 6 (every fact said).
+          Asked whether there is anything ("Is that all?", "Does the item need to be compatible with
+          anything?"), a customer who has stated every fact in the question's scope says so
+          (``env.user``: reply kinds ``all_said`` and ``nothing``), where they said "I'm not sure",
+          and such a question no longer gets the request's own item for an answer. Of 39 tasks at
+          d = 0–12 on 5k products, "Does the item need to be compatible with anything?" echoed the
+          item on 39, now none; "Is that all?" at the first turn now gets "that's all" on 6 (every
+          fact said).
           "When did you look at them?" names the item of each time ("three days ago for the throw,
           last week for the dog toy"): it said the times alone, as it did before for quantities (5
           of 5 tasks with two or more history items, d = 0–12, 3 per d, 5k products). A yes-or-no

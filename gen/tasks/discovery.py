@@ -125,14 +125,12 @@ Version history:
           customers weigh those three within a factor of two of each other, and their
           favourite brands are rarely among the feasible products. Pushing it to a third
           would take nDCG ≥ 0.99 or other preference draws (the users table).
-          Also, asked whether there is anything ("Is that all?", "Anything else I should add?", "Does the
-          item need to be compatible with anything?"), a customer who has stated every fact in the
-          question's scope, in the first message or a reply, says so (new reply kinds ``all_said``:
-          "Nothing else, that's all.", and ``nothing``), where they said "I'm not sure"; one with a
-          fact unsaid still does not know. Such a question no longer gets the request's own item or
-          product for an answer: the bare noun matched the item's label, and the customer said "the
-          item is <the item>". At the first turn none of 39 tasks at d = 0–12 on 5k products says
-          "that's all" (an omitted constraint or the count is unsaid). Replies only.
+          Also, asked whether there is anything ("Is that all?", "Does the item need to be
+          compatible with anything?"), a customer who has stated every fact in the question's scope
+          says so (``env.user``: reply kinds ``all_said`` and ``nothing``), where they said "I'm not
+          sure", and such a question no longer gets the request's own item for an answer. At the
+          first turn none of 39 tasks at d = 0–12 on 5k products says "that's all" (an omitted
+          constraint or the count is unsaid). Replies only.
           "What are you looking for?" ("What do you need?", "What product are you shopping for?")
           states the kind of product: it got "I'm not sure" on 29 of 29 tasks at d = 0–12 on 5k
           products. "Do you have a preferred brand?" ("Any brand preference?") states the

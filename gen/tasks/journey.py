@@ -249,13 +249,11 @@ Version history:
           An item or must-have a change of mind adds is in a cart or bundle step's list once said,
           and an added item's quantity is said only after the item, as in cart 1.3 and bundle 1.3 (5
           of 5 journeys of 78 that add one left it out; now none of 6).
-          Asked whether there is anything ("Is that all?", "Anything else I should add?", "Does the
-          item need to be compatible with anything?"), a customer who has stated every fact in the
-          question's scope, in the first message or a reply, says so (new reply kinds ``all_said``:
-          "Nothing else, that's all.", and ``nothing``), where they said "I'm not sure"; one with a
-          fact unsaid still does not know. Such a question no longer gets the request's own item or
-          product for an answer: the bare noun matched the item's label, and the customer said "the
-          item is <the item>". The step goals echoed (24 of 39 journeys at d = 0–12 on 5k products)
+          Asked whether there is anything ("Is that all?", "Does the item need to be compatible with
+          anything?"), a customer who has stated every fact in the question's scope says so
+          (``env.user``: reply kinds ``all_said`` and ``nothing``), where they said "I'm not sure",
+          and such a question no longer gets the request's own item for an answer. The step goals
+          echoed (24 of 39 journeys at d = 0–12 on 5k products)
           are not said any more; a substitution step's customer is not told "nothing in particular"
           of compatibility (substitution 1.6's rule is the substitution environment's).
           "Can you list everything again?" ("everything you need", "What can I help you with?")

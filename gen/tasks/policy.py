@@ -118,15 +118,13 @@ Version history:
     / +0.01 at d = 0 / 4 / 8 / 12 (was +0.25 / +0.11 / +0.04 / −0.02); learned on half the
     tasks and scored on the other, +0.09 / −0.01 / −0.12 / −0.12 (was +0.09 / −0.02 / −0.03 /
     −0.06). No redraws at d = 12 (none before).
-          Also, asked whether there is anything ("Is that all?", "Anything else I should add?", "Does the
-          item need to be compatible with anything?"), a customer who has stated every fact in the
-          question's scope, in the first message or a reply, says so (new reply kinds ``all_said``:
-          "Nothing else, that's all.", and ``nothing``), where they said "I'm not sure"; one with a
-          fact unsaid still does not know. Such a question no longer gets the request's own item or
-          product for an answer: the bare noun matched the item's label, and the customer said "the
-          item is <the item>". A policy customer's facts are not omitted yet unsaid until asked (the
-          state, the reason), so "that's all" waits for them: at the first turn none of 39 tasks at
-          d = 0–12 on 5k products says it. Replies only.
+          Also, asked whether there is anything ("Is that all?", "Does the item need to be
+          compatible with anything?"), a customer who has stated every fact in the question's scope
+          says so (``env.user``: reply kinds ``all_said`` and ``nothing``), where they said "I'm not
+          sure", and such a question no longer gets the request's own item for an answer. A policy
+          customer's facts are not omitted yet unsaid until asked (the state, the reason), so
+          "that's all" waits for them: at the first turn none of 39 tasks at d = 0–12 on 5k products
+          says it. Replies only.
           Also, the policy documents say which of two rules applies where the engine's order,
           not the narrower rule, decides: of rule file 2's 20 pairs of equally specific rules that
           both hold for one situation, 13 decide an answer by a priority the text never showed

@@ -144,13 +144,11 @@ Version history:
           Also, an exchange's replacement is asked for by its axis's everyday words as cart 1.3's variants
           are ("What size do you want?" of a tumbler exchanged for another capacity got "I'm not
           sure"; 1 of 78 tasks at d = 0–12 on 5k products). Replies only.
-          Asked whether there is anything ("Is that all?", "Anything else I should add?", "Does the
-          item need to be compatible with anything?"), a customer who has stated every fact in the
-          question's scope, in the first message or a reply, says so (new reply kinds ``all_said``:
-          "Nothing else, that's all.", and ``nothing``), where they said "I'm not sure"; one with a
-          fact unsaid still does not know. Such a question no longer gets the request's own item or
-          product for an answer: the bare noun matched the item's label, and the customer said "the
-          item is <the item>". The echo was 39 of 39 tasks at d = 0–12 on 5k products; now none.
+          Asked whether there is anything ("Is that all?", "Does the item need to be compatible with
+          anything?"), a customer who has stated every fact in the question's scope says so
+          (``env.user``: reply kinds ``all_said`` and ``nothing``), where they said "I'm not sure",
+          and such a question no longer gets the request's own item for an answer. The echo was 39
+          of 39 tasks at d = 0–12 on 5k products; now none.
           A yes-or-no question about the item ("Is the item unopened?") no longer gets "Yes, the
           item is <the item>" (the bare noun matched the item's label), which reads as a yes: 34 of
           39 tasks at d = 0–12 on 5k products; now "I don't know" unless the item's condition is a

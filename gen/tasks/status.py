@@ -107,15 +107,13 @@ Version history:
     answer, it told an agent asking which order or which format that any would do (13 of 90
     unanswerable questions in journey, cart and status tasks at d = 4/8/12 on 5k products). Replies
     only; tasks are drawn as before.
-    2.5 — Asked whether there is anything ("Is that all?", "Anything else I should add?", "Does the
-          item need to be compatible with anything?"), a customer who has stated every fact in the
-          question's scope, in the first message or a reply, says so (new reply kinds ``all_said``:
-          "Nothing else, that's all.", and ``nothing``), where they said "I'm not sure"; one with a
-          fact unsaid still does not know. Such a question no longer gets the request's own item or
-          product for an answer: the bare noun matched the item's label, and the customer said "the
-          item is <the item>". On 5k products at d = 0–12, "Does the item need to be compatible with
-          anything?" echoed the order's item on 22 of 39 tasks (now none), and "Is that all?" gets
-          "that's all" on 11 of 39 whose first message says every fact. Replies only.
+    2.5 — Asked whether there is anything ("Is that all?", "Does the item need to be compatible with
+          anything?"), a customer who has stated every fact in the question's scope says so
+          (``env.user``: reply kinds ``all_said`` and ``nothing``), where they said "I'm not sure",
+          and such a question no longer gets the request's own item for an answer. On 5k products at
+          d = 0–12, "Does the item need to be compatible with anything?" echoed the order's item on
+          22 of 39 tasks (now none), and "Is that all?" gets "that's all" on 11 of 39 whose first
+          message says every fact. Replies only.
           "What would you like to know about it?" ("… want to know", "… need to know", "find out")
           states what the customer wants to know: it got "I'm not sure" on 39 of 39 tasks at d =
           0–12 on 5k products. A yes-or-no question about the item gets no echo of it.
