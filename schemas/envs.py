@@ -25,12 +25,16 @@ class EnvSpec:
             in every task row as ``verifier_version``.
         summary: one line for listings and dataset cards.
         axes: the θ axes this environment's tasks respond to (each has a measured effect).
+        extra_turns: the name of a schedule (``shopgen.gen.schedules``) whose value at d is
+            added to θ's ``T_max`` for this environment's tasks; their rows' ``theta`` holds
+            the sum, which the runtime enforces. Empty: T_max(d) as it is.
     """
 
     name: str
     version: str
     summary: str
     axes: tuple[str, ...]
+    extra_turns: str = ""
 
     @property
     def generator(self) -> str:
@@ -48,11 +52,11 @@ class EnvSpec:
         return f"shopgen.verifiers.{self.name}:verify"
 
 
-def _spec(name: str, version: str, summary: str, *axes: str) -> EnvSpec:
+def _spec(name: str, version: str, summary: str, *axes: str, extra_turns: str = "") -> EnvSpec:
     unknown = set(axes) - set(AXES)
     if unknown:
         raise ValueError(f"{name}: unknown axes {sorted(unknown)}")
-    return EnvSpec(name=name, version=version, summary=summary, axes=axes)
+    return EnvSpec(name=name, version=version, summary=summary, axes=axes, extra_turns=extra_turns)
 
 
 _COMMON = ("T_max", "B_tool", "p_missing", "p_noise")
@@ -120,11 +124,12 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "2.7",
+        "2.8",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",
         "H_orders",
+        extra_turns="journey_turns",
     ),
 )
 

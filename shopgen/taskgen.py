@@ -14,7 +14,7 @@ import gc
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Any, NamedTuple
@@ -23,7 +23,7 @@ from shopgen.env.episode import ShopEnv
 from shopgen.env.tools import env_tool_schemas
 from shopgen.gen.difficulty import Theta, theta
 from shopgen.gen.render import Rendered, render_first_message
-from shopgen.gen.schedules import p_shorthand
+from shopgen.gen.schedules import SCHEDULES, p_shorthand
 from shopgen.gen.seeding import stream
 from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw
 from shopgen.schemas.envs import EnvSpec, env_spec, load_entry_point
@@ -283,12 +283,18 @@ class TaskFactory:
     def _setting(self, spec: EnvSpec, d: int) -> _Setting:
         """θ at ``d``, the fields every task of ``spec`` at ``d`` has, and their task-id JSON.
 
+        θ is the run's (its overrides applied), with the environment's extra turns added to
+        ``T_max`` (:attr:`EnvSpec.extra_turns`); the row's ``theta`` is what the task is played
+        and graded with.
+
         Made once per environment and difficulty: θ takes ~10 µs to compute and validate, and
         the shared fields are a third of the text :func:`task_id` encodes (see :func:`_id_json`).
         """
         hit = self._settings.get((spec.name, d))
         if hit is None:
             axes = theta(d, **self.overrides)
+            if spec.extra_turns:  # a journey's turns grow with its requests (journey_turns)
+                axes = replace(axes, T_max=axes.T_max + SCHEDULES[spec.extra_turns](d))
             static = {
                 "env": spec.name,
                 "d": d,

@@ -4,6 +4,7 @@ import importlib.util
 
 import pytest
 
+from shopgen.gen.schedules import SCHEDULES
 from shopgen.schemas.envs import ENVS
 from shopgen.taskgen import TaskFactory
 from shopgen.testing import DEGENERATE, check_env, run_policy
@@ -23,6 +24,11 @@ def test_environment_conforms(spec, shop_env):
     report = check_env(spec.name, shop_env, ds=(0, 6, 12), n=2)
     assert report.tasks == 6
     assert all(v <= 0 for v in report.degenerate_mean_reward.values())
+
+
+@pytest.mark.parametrize("spec", ENVS, ids=[s.name for s in ENVS])
+def test_extra_turns_name_a_schedule(spec):
+    assert spec.extra_turns == "" or spec.extra_turns in SCHEDULES
 
 
 def test_degenerate_policies_see_what_the_tools_showed(shop_env):

@@ -7,7 +7,8 @@ from datetime import date
 import pytest
 
 from shopgen.env.state import EpisodeState
-from shopgen.gen.schedules import journey_length
+from shopgen.gen.difficulty import theta
+from shopgen.gen.schedules import journey_length, journey_turns
 from shopgen.gen.tasks.base import CustomerView, Draft, Redraw, episode_now, words
 from shopgen.gen.tasks.bundle import _index
 from shopgen.gen.tasks.cart_items import history_matches
@@ -72,6 +73,19 @@ def test_oracle_turns_never_exceed_the_tool_budget(rows):
         total += len(sizes)
     # Packed call by call, most turns are full (70% here; 47% with whole turns first-fit).
     assert full > 0.6 * total
+
+
+def test_a_journey_gets_a_turn_for_each_request_after_its_first(shop_env, factory, rows):
+    # Within T_max(d) alone, draws holding the long requests (cart, discovery, substitution)
+    # were redrawn far more often than the short ones: journeys held fewer of them than drawn.
+    for row in rows:
+        assert journey_turns(row.d) == journey_length(row.d) - 1
+        assert row.axis("T_max") == theta(row.d).T_max + journey_turns(row.d)
+    turns = [sum(m["role"] == "assistant" for m in json.loads(row.oracle)) for row in rows]
+    assert any(n > theta(row.d).T_max for n, row in zip(turns, rows, strict=True))
+    assert factory.make("policy", 5, 0).row.axis("T_max") == theta(5).T_max
+    overridden = TaskFactory(shop_env, seed=0, overrides={"T_max": 5}).make("journey", 5, 0)
+    assert overridden.row.axis("T_max") == 5 + journey_turns(5)
 
 
 def test_bundle_steps_are_asked_for_and_never_the_whole_project(factory, rows):
