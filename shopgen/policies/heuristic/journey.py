@@ -30,8 +30,9 @@ from shopgen.policies.heuristic.common import MONEY_RE, words
 from shopgen.policies.heuristic.compose import Player, Route, change_body, interleave
 from shopgen.policies.heuristic.steps import Step, split_steps
 
-#: Tool turns a journey of L requests may take (the final answer is one more): T_max ≥ 2·L.
-TURNS_PER_STEP = 2
+#: Tool turns a journey of L requests may take, in halves of a turn (the final answer is one
+#: more): a journey has T_max(d) + L − 1 turns (``journey_turns``), at least 2.5·L at every d.
+HALF_TURNS_PER_STEP = 5
 #: Requests that can change mid-conversation, and words only a change of that kind uses.
 CHANGE_CUES: dict[str, tuple[str, ...]] = {
     "discovery": (),
@@ -144,5 +145,5 @@ def heuristic(task: PublicTask) -> Oracle:
         for s in steps
     ]
     route = route_change(steps, players)
-    finals = yield from interleave(players, TURNS_PER_STEP * len(steps) - 1, route)
+    finals = yield from interleave(players, HALF_TURNS_PER_STEP * len(steps) // 2 - 1, route)
     yield "\n\n".join(finals)
