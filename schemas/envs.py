@@ -64,7 +64,7 @@ _COMMON = ("T_max", "B_tool", "p_missing", "p_noise")
 ENVS: tuple[EnvSpec, ...] = (
     _spec(
         "discovery",
-        "1.7",
+        "1.8",
         "find products meeting m constraints and recommend k of them",
         *_COMMON,
         "m",
@@ -76,7 +76,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "substitution",
-        "1.6",
+        "1.7",
         "recommend compatible substitutes for an out-of-stock product",
         *_COMMON,
         "m",
@@ -88,7 +88,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "cart",
-        "1.3",
+        "1.4",
         "build the exact cart the customer asks for",
         *_COMMON,
         "top_k",
@@ -98,23 +98,23 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "returns",
-        "2.7",
+        "2.8",
         "return or exchange the right order line under the store policy",
         *_COMMON,
         "H_orders",
         "p_switch",
     ),
-    _spec("status", "2.5", "tell the customer where an order is", *_COMMON, "H_orders"),
+    _spec("status", "2.6", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
-        "2.3",
+        "2.4",
         "answer a store-policy question decided by B_branch clauses",
         *_COMMON,
         "B_branch",
     ),
     _spec(
         "bundle",
-        "1.3",
+        "1.4",
         "recommend one product per category of a project within budget",
         *_COMMON,
         "top_k",

@@ -66,6 +66,9 @@ Version history:
           OK?": "No, that's not right: the budget is $36."; 33 of 33 tasks with a budget, d = 0–12,
           3 per d, 5k products), where it got "I'm not sure"; a price under it still does (the
           other products must fit too). Replies only.
+    1.4 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
+          reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
+          (``templates/user/answer.j2``; the same reply in every environment). Replies only.
 """
 
 from __future__ import annotations

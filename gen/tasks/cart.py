@@ -123,6 +123,9 @@ Version history:
           socks?": "No, that's not right: the color is Navy."; 25 of 25 tasks with a colour, d =
           0–12, 3 per d, 5k products), where it got "I'm not sure" (discovery 1.7's proposals).
           Replies only.
+    1.4 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
+          reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
+          (``templates/user/answer.j2``; the same reply in every environment). Replies only.
 """
 
 from __future__ import annotations

@@ -167,6 +167,9 @@ Version history:
           100%. Redraws per task at d = 0/5/12 (5k products, 60 tasks): 0.05/0.07/0.38
           against 0.05/0.05/0.42; 100k (12 tasks) 0.75/0.25/0.67 against 0.67/0.17/0.75.
           Left open: at d ≤ 1 (nDCG ≥ 0.85) the even list still passes 71–73%.
+    1.8 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
+          reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
+          (``templates/user/answer.j2``; the same reply in every environment). Replies only.
 """
 
 from __future__ import annotations

@@ -292,6 +292,8 @@ Version history:
           and 100 journeys held 26 cart steps and 70 policy steps (45 and 46 now); redraws
           per journey at d = 2 / 5 / 8 / 12: 0.61 / 1.23 / 0.71 / 2.20 → 0.19 / 0.19 / 0.37 /
           2.05.
+          Also, a non-native customer's answer opens "Sorry," where it opened "Yes," (as in
+          every environment's 0.1.0 versions of this change; ``templates/user/answer.j2``).
 """
 
 from __future__ import annotations

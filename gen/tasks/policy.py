@@ -166,6 +166,9 @@ Version history:
           5.25); now −8 / +3 / +12, at least 1, and a drawn distance off a bound stays at least
           1 (54 of 54 whole and at least 1). Every candidate kept sits on the same side of
           every bound as the one it replaces; the draws (situations, some answers) change.
+    2.4 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
+          reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
+          (``templates/user/answer.j2``; the same reply in every environment). Replies only.
 """
 
 from __future__ import annotations

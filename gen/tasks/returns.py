@@ -161,6 +161,9 @@ Version history:
           engine's order decides (policy 2.3's: "Electronics can be returned within 15 days of
           delivery. This applies even when the item is a large item."); no returns task among 260
           at d = 0–12 on 5k products hinged on one. Tasks and grading unchanged.
+    2.8 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
+          reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
+          (``templates/user/answer.j2``; the same reply in every environment). Replies only.
 """
 
 from __future__ import annotations

@@ -117,6 +117,9 @@ Version history:
           "What would you like to know about it?" ("… want to know", "… need to know", "find out")
           states what the customer wants to know: it got "I'm not sure" on 39 of 39 tasks at d =
           0–12 on 5k products. A yes-or-no question about the item gets no echo of it.
+    2.6 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
+          reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
+          (``templates/user/answer.j2``; the same reply in every environment). Replies only.
 """
 
 from __future__ import annotations

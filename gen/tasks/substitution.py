@@ -169,6 +169,9 @@ Version history:
           71/31/23/19%; one factor alone 13–28% at d ≥ 4, now 22–35%; the stated order 100%.
           Redraws per task at d = 0/5/12 (5k products, 60 tasks): 1.53/1.72/3.13 against
           1.52/1.65/3.23; 100k (12 tasks) 1.50/0.33/0.50 against 2.42/0.42/0.42.
+    1.7 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
+          reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
+          (``templates/user/answer.j2``; the same reply in every environment). Replies only.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
 import os
+import re
 import subprocess
 import sys
 
@@ -193,6 +194,16 @@ def test_user_replies_state_their_slots(kind, style):
             assert "#W" in r.text
             assert said[0].display() in r.text
             assert set(r.kept) == {"order_ref", "reason"}
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_an_answer_states_facts_and_no_yes_or_no(style):
+    # Answers also reply to yes/no questions ("Is your budget $20?", "Is black OK?"): one
+    # opening "Yes," confirmed what its facts then contradicted ("Yes, the budget is $25").
+    goal = example_slots("discovery", stream(4, "yn"))
+    for i in range(30):
+        text = render_user_reply("answer", goal[:1], style=style, rng=stream(4, "yn", style, i))
+        assert not re.match(r"(yes|no)\b", text.text.strip(), re.I), text.text
 
 
 def test_user_reply_dont_know_reveals_nothing():
