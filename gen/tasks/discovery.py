@@ -270,6 +270,8 @@ def oracle(task: TaskRow) -> Oracle:
     attrs = list(goal["constraints"]["attrs"].values())
     return play(
         task,
+        goal,
+        script,
         first=first,
         queries=queries,
         focus_query=lambda *terms: query(*terms, *attrs, name),

@@ -142,7 +142,7 @@ def best_list(seen: Iterable[str], feasible: dict[str, float], k: int) -> list[s
 
 
 class KnownWords:
-    """The words an agent playing ``task`` has been told or shown so far.
+    """The words an agent playing ``task`` (user ``script`` decoded) was told or shown so far.
 
     The oracle decides *what* to search next by the hidden goal (which of the best products
     it has not seen yet), but it types only words the episode gave it, as an honest agent
@@ -154,8 +154,8 @@ class KnownWords:
     Results are read into words only when asked (most tasks never need to).
     """
 
-    def __init__(self, task: TaskRow) -> None:
-        self._task: TaskRow | None = task
+    def __init__(self, task: TaskRow, script: dict[str, Any]) -> None:
+        self._told: tuple[TaskRow, dict[str, Any]] | None = (task, script)
         self._words: set[str] = set()
         self._unread: list[dict[str, Any]] = []
 
@@ -165,9 +165,9 @@ class KnownWords:
 
     def knows(self, text: str) -> bool:
         """Whether every word of ``text`` has been told or shown."""
-        if self._task is not None:
-            self._hear(self._task)
-            self._task = None
+        if self._told is not None:
+            self._hear(*self._told)
+            self._told = None
         for result in self._unread:
             for card in result.get("results") or ():
                 self._words.update(words(card["brand"]), words(card["category"]))
@@ -179,8 +179,7 @@ class KnownWords:
         self._unread.clear()
         return self._words.issuperset(words(text))
 
-    def _hear(self, task: TaskRow) -> None:
-        script = task.decoded("user_script")
+    def _hear(self, task: TaskRow, script: dict[str, Any]) -> None:
         switch = script.get("switch") or {}
         for value in (
             *(s.get("value") for s in script["slots"]),
@@ -194,6 +193,8 @@ class KnownWords:
 
 def play(
     task: TaskRow,
+    goal: dict[str, Any],
+    script: dict[str, Any],
     *,
     first: list[Call],
     queries: list[str],
@@ -203,14 +204,17 @@ def play(
     """Play: ``first`` calls, then search turns until the best seen list is good enough.
 
     Args:
-        task: the task row (goal from :func:`shopgen.gen.tasks.constraints.goal_fields`).
+        task: the task row.
+        goal: its goal (from :func:`shopgen.gen.tasks.constraints.goal_fields`) as the calling
+            oracle decoded it, read and never changed: a goal's JSON is ~5 KB, and decoding it
+            and the script a second time cost ~1% of a task.
+        script: its user script, decoded likewise.
         first: calls of the first turn (ask_user, searches with what was said), may be empty.
         queries: searches with every constraint known, in order.
         focus_query: ``(*terms) -> query`` for the searches aimed at one product: its brand
             and key attribute values, those the agent knows (:class:`KnownWords`).
         final: the closing message.
     """
-    goal = task.decoded("goal")
     k, tau = int(goal["k_rec"]), float(goal["ndcg_threshold"])
     budget, t_max = task.axis("B_tool"), task.axis("T_max")
     floor = float(goal.get("gain_floor", 0.0))
@@ -219,7 +223,7 @@ def play(
     facets = [(pid, b, f) for pid, _, b, f in goal["feasible"]]
     ideal = [gains[pid] for pid, *_ in goal["feasible"][:k]]
     seen: set[str] = set()
-    known = KnownWords(task)
+    known = KnownWords(task, script)
     turns, pending, asked = 0, list(queries), set()
     if first:
         results = yield first

@@ -411,6 +411,8 @@ def oracle(task: TaskRow) -> Oracle:
     full = query(*words(finals, all_known=True), title)
     return play(
         task,
+        goal,
+        script,
         first=first,
         queries=[] if first and first[-1][1].get("query") == full else [full],
         focus_query=lambda *terms: query(*terms, *compat, goal["category_name"]),
