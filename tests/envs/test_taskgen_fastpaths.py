@@ -1,4 +1,4 @@
-"""The task factory's encoding shortcuts give exactly the plain computations' texts and ids."""
+"""The task factory's shortcuts give exactly the plain computations' texts, ids and sets."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.difficulty import theta
-from shopgen.taskgen import TaskFactory, _encode_id, _id_json, task_id
+from shopgen.taskgen import TaskFactory, _encode_id, _hidden_ids, _id_json, task_id
 
 _SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 _VALUES = st.recursive(
@@ -35,6 +35,45 @@ def test_id_json_with_known_values_is_the_plain_encoding(
     assert _encode_id(fields) == json.dumps(
         fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
     )
+
+
+def _plain_hidden_ids(goal: Any) -> set[str]:
+    """The ids a customer never says, as a set merged per value visited (the plain walk)."""
+    found: set[str] = set()
+    if isinstance(goal, dict):
+        for key, value in goal.items():
+            if key in ("product_id", "variant_id", "product_ids") and value:
+                found |= set(value) if isinstance(value, list) else {str(value)}
+            else:
+                found |= _plain_hidden_ids(value)
+    elif isinstance(goal, list):
+        for item in goal:
+            found |= _plain_hidden_ids(item)
+    return found
+
+
+#: Ids as goals hold them (one id, a list of ids, or empty), under the keys that hold ids.
+_IDS = st.dictionaries(
+    st.sampled_from(["product_id", "variant_id", "product_ids"]),
+    st.none() | st.integers() | st.text(max_size=3) | st.lists(st.text(max_size=3), max_size=3),
+    max_size=2,
+)
+_GOALS = st.recursive(
+    _SCALARS | st.tuples(st.text(), st.integers()),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.builds(
+            lambda d, ids: {**d, **ids}, st.dictionaries(st.text(), inner, max_size=4), _IDS
+        )
+    ),
+    max_leaves=16,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_GOALS)
+def test_hidden_ids_are_the_plain_walks(goal: Any) -> None:
+    assert _hidden_ids(goal) == _plain_hidden_ids(goal)
 
 
 def _plain_row_texts(row: Any) -> dict[str, Any]:
