@@ -157,6 +157,7 @@ class KnownWords:
     def __init__(self, task: TaskRow, script: dict[str, Any]) -> None:
         self._told: tuple[TaskRow, dict[str, Any]] | None = (task, script)
         self._words: set[str] = set()
+        self._read: set[str] = set()  # the result texts whose words are in _words
         self._unread: list[dict[str, Any]] = []
 
     def read(self, results: list[dict[str, Any]]) -> None:
@@ -168,14 +169,20 @@ class KnownWords:
         if self._told is not None:
             self._hear(*self._told)
             self._told = None
+        # A page's cards repeat their category and most brands and values, and pages repeat
+        # cards: each distinct text is split into words once (~100 splits saved a task).
+        texts: set[str] = set()
         for result in self._unread:
             for card in result.get("results") or ():
-                self._words.update(words(card["brand"]), words(card["category"]))
-                for value in card["key_attrs"]:
-                    self._words.update(words(value))
+                texts.add(card["brand"])
+                texts.add(card["category"])
+                texts.update(card["key_attrs"])
             for key in ("reply", "customer"):
                 if isinstance(said := result.get(key), str):
-                    self._words.update(words(said))
+                    texts.add(said)
+        for new in texts - self._read:
+            self._words.update(words(new))
+        self._read |= texts
         self._unread.clear()
         return self._words.issuperset(words(text))
 
