@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 
 from shopgen.gen.render import render_user_reply
 from shopgen.gen.seeding import stream
-from shopgen.gen.slots import COMPAT_WORDS, Slot, make_slot, slot_label, spec_for
+from shopgen.gen.slots import ACTIONS, COMPAT_WORDS, Slot, make_slot, slot_label, spec_for
 from shopgen.gen.store import BoundedCache
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.task import ScriptSlot, UserScript
@@ -657,10 +657,13 @@ class CompiledScript:
     #: The matchers of what the customer knows before a change of mind is said: ``matchers``
     #: less the added slots and the slots of an added item (None when that is all of them).
     early: tuple[_Matcher, ...] | None = None
-    #: The script holds a substitute's shared feature (a ``compat.*`` slot).
-    compat: bool = False
-    #: It holds anything a substitute must share: a feature, its kind or its audience.
-    same: bool = False
+    #: The requests whose substitute must share a feature with the original (a ``compat.*``
+    #: slot): None for the script's own, a journey step's index for the step's.
+    compat: frozenset[int | None] = frozenset()
+    #: Those whose substitute must share anything: a feature, its kind or its audience.
+    same: frozenset[int | None] = frozenset()
+    #: A journey's substitution steps (by their ``steps.<i>.action``, :data:`ACTIONS`).
+    replacing: frozenset[int | None] = frozenset()
     asked: BoundedCache = field(default_factory=lambda: BoundedCache(_ASKED_LIMIT))
     answers: BoundedCache = field(default_factory=lambda: BoundedCache(_ASKED_LIMIT))
     rendered: BoundedCache = field(default_factory=lambda: BoundedCache(_REPLIES_LIMIT))
@@ -774,8 +777,24 @@ def compile_script(text: str) -> CompiledScript:
         {**values, **dict(script.switch.changes)} if script.switch is not None else values,
         sub_words={k: frozenset(v) for k, v in sub_words.items()},
         early=early,
-        compat=any("compat" in s.name.split(".") for s in script.slots),
-        same=any(_SAME.intersection(s.name.split(".")) for s in script.slots),
+        compat=_holding(script.slots, {"compat"}),
+        same=_holding(script.slots, _SAME),
+        replacing=frozenset(
+            _segments(s.name)[1]
+            for s in script.slots
+            if _STEP_ACTION.match(s.name) and s.value == ACTIONS["substitution"]
+        ),
+    )
+
+
+#: A journey step's action slot (``steps.<i>.action``): which environment the step is.
+_STEP_ACTION = re.compile(r"^steps\.\d+\.action$")
+
+
+def _holding(slots: list[ScriptSlot], segments: set[str] | frozenset[str]) -> frozenset[int | None]:
+    """The requests (None: the script's own; a journey step's index) with a slot so named."""
+    return frozenset(
+        _segments(s.name)[1] for s in slots if segments.intersection(s.name.split("."))
     )
 
 
@@ -1341,14 +1360,22 @@ class SimulatedUser:
         """``asked`` is what a substitute must share with the original, which must share none.
 
         Asked whether there is anything to share ("compatible with anything?") or whether one
-        feature must be ("Does it need the same fit?"), or which, in a substitution task.
+        feature must be ("Does it need the same fit?"), or which, in a substitution task, or
+        of a journey's substitution step the question names alone ("About <its goal>: …", as
+        the journey oracle asks), where the same question got "I'm not sure".
         """
         shares = (asked.existential and asked.compat) or asked.shared
-        if not shares or self.env != "substitution":
+        if not shares:
+            return False
+        if self.env == "substitution":
+            request = None
+        elif len(asked.items) == 1 and asked.items[0] in self.compiled.replacing:
+            request = asked.items[0]
+        else:
             return False
         # Asked whether there is anything at all, a kind or audience the reply states is what
         # must be shared; asked which, or about one feature, it is said and nothing added.
-        return not (self.compiled.same if asked.shared else self.compiled.compat)
+        return request not in (self.compiled.same if asked.shared else self.compiled.compat)
 
     def _judged(self, verdict: Verdict, one: bool) -> tuple[str, tuple[str, ...]]:
         """The reply to a judged proposal and the names of the slots it states.

@@ -44,6 +44,19 @@ COMPAT_WORDS = (
     "keep",
 )
 
+#: What each journey step asks for, as the journey template's ``action`` word (the value of
+#: its ``steps.<i>.action`` slot): how the simulated customer tells which environment a step
+#: is, so that a substitution step answers as a substitution customer does.
+ACTIONS = {
+    "discovery": "find suggestions for",
+    "substitution": "find a replacement for",
+    "cart": "add to my cart",
+    "returns": "sort out a return for",
+    "status": "check on",
+    "policy": "ask about",
+    "bundle": "get everything for",
+}
+
 #: Kinds whose written value noise must never corrupt (DESIGN §7: solvable by construction).
 PROTECTED_KINDS: frozenset[str] = frozenset(
     {

@@ -294,6 +294,11 @@ Version history:
           2.05.
           Also, a non-native customer's answer opens "Sorry," where it opened "Yes," (as in
           every environment's 0.1.0 versions of this change; ``templates/user/answer.j2``).
+          Also, a substitution step's customer, asked about it alone whether the substitute
+          must share a feature with the original ("About <its goal>: Does it need the same fit
+          as the original?"), says "No, nothing in particular" when it must share none, as
+          substitution 1.6's does, where they said "I'm not sure" (12 of 14 such steps, for
+          each of three wordings; none now but for 1–2 whose question named another step too).
 """
 
 from __future__ import annotations
@@ -308,7 +313,7 @@ import numpy as np
 from shopgen.gen.difficulty import Theta
 from shopgen.gen.schedules import journey_length
 from shopgen.gen.seeding import stream
-from shopgen.gen.slots import Slot, make_slot
+from shopgen.gen.slots import ACTIONS, Slot, make_slot
 from shopgen.gen.switches import ENV_SWITCHES, Switch
 from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, episode_now, pick
 from shopgen.gen.tasks.cart_items import history_matches
@@ -328,16 +333,6 @@ SUB_ENVS: dict[str, int] = {
     "substitution": 2,
     "cart": 2,
     "bundle": 2,
-}
-#: What each step asks for, as the journey template's ``action`` word.
-ACTIONS = {
-    "discovery": "find suggestions for",
-    "substitution": "find a replacement for",
-    "cart": "add to my cart",
-    "returns": "sort out a return for",
-    "status": "check on",
-    "policy": "ask about",
-    "bundle": "get everything for",
 }
 #: Steps that read or change the customer's orders (at most one per journey).
 ORDER_ENVS = frozenset({"status", "returns"})
