@@ -32,7 +32,9 @@ request's own item for an answer because it said "item" or "product" (:func:`_ec
 A proposal the customer would otherwise not know about ("Is a $30 one OK?", "Is the black
 one OK?") is confirmed or rejected where the script can check it — a price against a ceiling
 held, a value of an axis against the one held, in the one item named — and says nothing
-else (:meth:`SimulatedUser._proposal`); a rejection states the slot, as a correction.
+else (:meth:`SimulatedUser._proposal`); a rejection states the slot, as a correction. A price
+weighed against the budget in other words ("Is $30 too much?") gets the budget stated, which
+answers it whichever way the question leans.
 """
 
 from __future__ import annotations
@@ -1190,8 +1192,8 @@ def naming_the_step(slot: Slot) -> Slot:
 
 
 #: First words of a proposal put to the customer ("Is a $30 one OK?", "Would the black one
-#: do?"): a yes-or-no question's, and "would".
-_PROPOSING_FIRST = _YES_NO_FIRST | {"would", "will"}
+#: do?", "Can you go up to $60?"): a yes-or-no question's, and "would", "can"….
+_PROPOSING_FIRST = _YES_NO_FIRST | {"would", "will", "can", "could", "should", "shall"}
 #: A price a proposal names ("$30", "$29.99").
 _PRICE = re.compile(r"\$\s*(\d[\d,]*(?:\.\d+)?)")
 #: Slots that are a price's ceiling for one product: checkable against a proposed price.
@@ -1202,11 +1204,26 @@ _TOTALS = frozenset({"budget"})
 #: Words of a proposal that ask nothing of their own ("Is a $30 one OK for you?").
 _PROPOSAL_WORDS = frozenset(
     tokens(
-        "is are was would will does do a an the one ones it this that ok okay fine alright "
+        "is are was would will can could should shall does do a an the one ones it this that "
+        "ok okay fine alright "
         "good acceptable work be for you your me with at around about of price priced "
         "cost costing dollar usd then so"
     )
 )
+
+
+#: Words weighing a proposed price against the budget ("Is $30 too much?", "Is $45 a lot for
+#: you?"): the customer states the budget, whichever way the question leans, where those with
+#: no money word ("budget", "spend") got "I'm not sure".
+_BUDGET_RELATION = frozenset(
+    tokens(
+        "too much over above under below within affordable pricey spending pay paying limit "
+        "max maximum high lot more less than exceed stretch beyond outside willing happy "
+        "comfortable"
+    )
+)
+#: Words of such a proposal that weigh nothing ("Can you go up to $60?" proposes it).
+_BUDGET_FILLER = frozenset(tokens("go up to want"))
 
 
 @lru_cache(maxsize=1)
@@ -1243,8 +1260,12 @@ def _axis_longest() -> int:
 class Verdict(NamedTuple):
     """What the customer can say of a proposal (:meth:`SimulatedUser._proposal`)."""
 
-    kind: str  # "confirm" or "correct"
-    slots: tuple[ScriptSlot, ...] = ()  # a rejection's slots, said as a correction
+    kind: str  # "confirm", "correct" or "state" (the slots that answer it, said as facts)
+    slots: tuple[ScriptSlot, ...] = ()  # a rejection's slots, or those stated
+
+
+#: The reply kind (``templates/user``) of a verdict that states slots.
+_VERDICT_REPLY = {"correct": "correct", "state": "answer"}
 
 
 def _number(text: Any) -> float | None:
@@ -1380,16 +1401,17 @@ class SimulatedUser:
     def _judged(self, verdict: Verdict, one: bool) -> tuple[str, tuple[str, ...]]:
         """The reply to a judged proposal and the names of the slots it states.
 
-        A confirmation states nothing; a rejection states the slots the proposal breaks, as
-        an answer does (named apart as an answer's are, ``one``: the question named one
-        item), and records them as said and, when omitted, revealed.
+        A confirmation states nothing; a rejection states the slots the proposal breaks, and
+        a statement the slots that answer it (the budget), as an answer does (named apart as
+        an answer's are, ``one``: the question named one item), and records them as said and,
+        when omitted, revealed.
         """
         if verdict.kind == "confirm":
             return self._render("confirm", (), tuple), ()
         heard = self.compiled.matchers
         where = tuple(next(i for i, m in enumerate(heard) if m.slot is s) for s in verdict.slots)
         make = partial(self._answer_slots, verdict.slots, one)
-        text = self._render("correct", (where, one), make)
+        text = self._render(_VERDICT_REPLY[verdict.kind], (where, one), make)
         names = tuple(s.name for s in verdict.slots)
         for s in verdict.slots:
             if s.omitted and s.name not in self.revealed:
@@ -1413,11 +1435,16 @@ class SimulatedUser:
         one value of an axis that is the customer's. A price under a bundle's budget, or two
         values offered as a choice, can only be rejected (the other products must fit too;
         one of the two may be theirs).
+        A price weighed against the budget in other words ("Is $30 too much?", "Can you go up
+        to $60?") gets the budget stated, which answers it whichever way it leans, as does a
+        price under a bundle's budget (where they said "I'm not sure").
         Anything else stays "I'm not sure", as does what proposes nothing checkable ("Should
-        I add it to your cart?").
+        I add it to your cart?"). A journey's question routed to a step ("About the boots: is
+        a $30 one OK?", as its oracle asks) proposes from what follows the colon.
         """
         words = tokens(question)
-        if not words or words[0] not in _PROPOSING_FIRST:
+        lead = tokens(question.rpartition(":")[2])
+        if not lead or lead[0] not in _PROPOSING_FIRST:
             return None
         if len(items) != 1 and len(self.compiled.item_words) > 1:
             return None  # several items or steps, not one named: which one is proposed?
@@ -1438,9 +1465,12 @@ class SimulatedUser:
         explained = set(_PROPOSAL_WORDS) | subject | _GENERIC_NOUNS
         failing: list[ScriptSlot] = []
         held = unknown = False  # a checked part holds; a part cannot be vouched for
+        budget: tuple[ScriptSlot, ...] = ()  # a price weighed so that the budget answers it
+        axis = False  # a value of an axis is proposed
         price = _PRICE.search(question)
         if price:
             explained.update(tokens(price.group(0)))
+            explained.update(_BUDGET_RELATION | _BUDGET_FILLER)
             asked = _number(price.group(1))
             caps = {
                 id(m): (m, _number(current.get(m.slot.name, m.slot.value)))
@@ -1453,6 +1483,9 @@ class SimulatedUser:
             failing += over
             held = not over
             unknown = any(_segments(m.slot.name)[0] in _TOTALS for m, _ in caps.values())
+            weighs = not _BUDGET_RELATION.isdisjoint(set(words) - subject)  # not "Max" of a title
+            if weighs or (unknown and not over):
+                budget = tuple(m.slot for m, _ in caps.values())
         values = axis_values()
         grams = _grams(words, _axis_longest())
         for m in in_scope:
@@ -1462,6 +1495,7 @@ class SimulatedUser:
             named = [p for p in values[last] if p in grams and not set(p) <= subject]
             if not named:
                 continue
+            axis = True
             explained.update(w for p in named for w in p)
             if _phrase(str(current.get(m.slot.name, m.slot.value))) not in named:
                 failing.append(m.slot)
@@ -1471,6 +1505,10 @@ class SimulatedUser:
                 unknown = True  # "the black or the navy one?" is a choice, not a proposal
         if not set(words) <= explained:
             return None  # it proposes something unchecked too, or asks something else
+        if budget:
+            # Weighed against the budget, "too much?" and "OK?" lean opposite ways: the budget
+            # stated answers both. Beside an axis value, a yes or no would judge both at once.
+            return None if axis else Verdict("state", budget)
         if failing:
             unique = {id(slot): slot for slot in failing}  # (slots are not hashable)
             return Verdict("correct", tuple(unique.values()))

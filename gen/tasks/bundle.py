@@ -69,6 +69,10 @@ Version history:
     1.4 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
           reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
           (``templates/user/answer.j2``; the same reply in every environment). Replies only.
+          Also, a price under the budget ("Would $30 be OK?") or weighed against it without a
+          money word ("Is $30 too much?") gets the budget stated, where it got "I'm not sure"
+          (36 of 36 tasks with a budget, each wording, d = 2–12, 5k products; none now); it is
+          still not confirmed: the other products must fit too. Replies only.
 """
 
 from __future__ import annotations

@@ -170,6 +170,11 @@ Version history:
     1.8 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
           reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
           (``templates/user/answer.j2``; the same reply in every environment). Replies only.
+          Also, a price weighed against the budget without a money word ("Is $30 too much?",
+          "Is $30 a lot for you?", "Is $30 affordable?", "Are you OK spending $30?") gets the
+          budget stated, which answers it whichever way the question leans (16 of 16 tasks
+          with a budget said "I'm not sure" to each, d = 2–12, 5k products; none now), and "Can
+          you go up to $60?" is a proposal like "Would $60 be OK?". Replies only.
 """
 
 from __future__ import annotations

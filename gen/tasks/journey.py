@@ -299,6 +299,11 @@ Version history:
           as the original?"), says "No, nothing in particular" when it must share none, as
           substitution 1.6's does, where they said "I'm not sure" (12 of 14 such steps, for
           each of three wordings; none now but for 1–2 whose question named another step too).
+          Also, a question routed to a step as the oracle routes them ("About <goal>: Would $45
+          be OK?") is judged as a proposal in the step's environment: "about" came first and
+          none was (39 of 41 steps with a budget said "I'm not sure"; now confirmed or rejected
+          on 37, the other 2 name another step too). A price weighed against a step's budget
+          without a money word ("Is $30 too much?") gets the budget stated, as discovery 1.7's.
 """
 
 from __future__ import annotations
