@@ -34,7 +34,8 @@ one OK?") is confirmed or rejected where the script can check it — a price aga
 held, a value of an axis against the one held, in the one item named — and says nothing
 else (:meth:`SimulatedUser._proposal`); a rejection states the slot, as a correction. A price
 weighed against the budget in other words ("Is $30 too much?") gets the budget stated, which
-answers it whichever way the question leans.
+answers it whichever way the question leans. Asked whether to add something to the cart, a
+customer with a list says what they want added, unless a variant proposed can be judged.
 """
 
 from __future__ import annotations
@@ -917,28 +918,12 @@ def match_slots(
     named step then dropped, and the weak "feature" was never tried ("I don't know").
     """
     words, grams, said = _question(question, compiled.longest)
-    named = set(named_items(compiled, question))
-    narrow = bool(named) and len(compiled.item_words) > 1
-    # A journey cart step's items are told apart as a cart's are: "What size for the
-    # tumbler?" was answered with the bra's size, the only "size" of the step. A question
-    # about "each" (every, all, both) item asks about them all, whichever it names.
-    subs = (
-        {k for k, ws in compiled.sub_words.items() if not ws.isdisjoint(said)}
-        if said.isdisjoint(_EACH)
-        else set()
+    of_named = partial(
+        _of_named,
+        compiled=compiled,
+        named=set(named_items(compiled, question)),
+        subs=_named_subs(compiled, said),
     )
-    steps_named = {i for i, _ in subs}
-
-    def of_named(ms: list[_Matcher]) -> list[_Matcher]:
-        ms = [m for m in ms if m.item is None or m.item in named] if narrow else ms
-        if subs:
-            ms = [
-                m
-                for m in ms
-                if m.sub is None or m.item not in steps_named or (m.item, m.sub) in subs
-            ]
-        return ms
-
     heard = compiled.heard(switched)
     hits = [m for m in heard if not grams.isdisjoint(m.strong)]
     # Whether there is anything about the item, or whether it is so, is no question about
@@ -974,6 +959,34 @@ def match_slots(
             ]
         )
     return [m.slot for m in hits]
+
+
+def _named_subs(compiled: CompiledScript, said: frozenset[str] | set[str]) -> set[tuple[int, int]]:
+    """The journey cart steps' items (step, item) named by the words ``said``.
+
+    A journey cart step's items are told apart as a cart's are: "What size for the tumbler?"
+    was answered with the bra's size, the only "size" of the step. A question about "each"
+    (every, all, both) item asks about them all, whichever it names: none is named.
+    """
+    if not said.isdisjoint(_EACH):
+        return set()
+    return {k for k, ws in compiled.sub_words.items() if not ws.isdisjoint(said)}
+
+
+def _of_named(
+    ms: list[_Matcher], *, compiled: CompiledScript, named: set[int], subs: set[tuple[int, int]]
+) -> list[_Matcher]:
+    """``ms`` narrowed to what a question names: its items or steps, its journey cart items.
+
+    The slots of list items or journey steps other than those ``named`` go (where there are
+    several), and of a journey cart step's items other than those named (``subs``).
+    """
+    if named and len(compiled.item_words) > 1:
+        ms = [m for m in ms if m.item is None or m.item in named]
+    if subs:
+        steps = {i for i, _ in subs}
+        ms = [m for m in ms if m.sub is None or m.item not in steps or (m.item, m.sub) in subs]
+    return ms
 
 
 #: First words of a question answered by yes or no ("Is the item unopened?").
@@ -1264,6 +1277,35 @@ class Verdict(NamedTuple):
     slots: tuple[ScriptSlot, ...] = ()  # a rejection's slots, or those stated
 
 
+#: Words asking to add something to the cart ("Should I add it to your cart?"): both.
+_ADDING = frozenset(tokens("add put"))
+_CARTS = frozenset(tokens("cart basket"))
+#: Words of such a question that ask nothing of their own ("Do you want me to add these?").
+_ADDING_WORDS = frozenset(
+    tokens("add put to into in your my cart basket i we me want like these them those all both")
+)
+
+
+def _listed(matchers: list[_Matcher]) -> dict[str, list[ScriptSlot]]:
+    """The list items (a cart's, a journey cart step's) of ``matchers``, each with its slots.
+
+    Keyed by the item's name (``items.1``, ``steps.3.items.0``), in script order, its
+    description first: the facts of what the customer wants added, which a question about
+    adding "it" is answered with.
+    """
+    out: dict[str, list[ScriptSlot]] = {}
+    for m in matchers:
+        field_ = _ITEM_FIELD.match(m.slot.name)
+        if field_ is None:
+            continue
+        slots = out.setdefault(field_["item"], [])
+        if field_["field"] == "desc":
+            slots.insert(0, m.slot)
+        else:
+            slots.append(m.slot)
+    return out
+
+
 #: The reply kind (``templates/user``) of a verdict that states slots.
 _VERDICT_REPLY = {"correct": "correct", "state": "answer"}
 
@@ -1438,22 +1480,30 @@ class SimulatedUser:
         A price weighed against the budget in other words ("Is $30 too much?", "Can you go up
         to $60?") gets the budget stated, which answers it whichever way it leans, as does a
         price under a bundle's budget (where they said "I'm not sure").
-        Anything else stays "I'm not sure", as does what proposes nothing checkable ("Should
-        I add it to your cart?"). A journey's question routed to a step ("About the boots: is
-        a $30 one OK?", as its oracle asks) proposes from what follows the colon.
+        Asked whether to add something to the cart ("Should I add it to your cart?", "Shall
+        I add the black one to your cart?"), a customer with a list judges a variant of the one
+        item named as above, and otherwise says what they want added of the items in scope
+        (those named, or all): each one's description, variants, quantity and when it was
+        seen, as answers state them (:func:`_listed`), where they said "I'm not sure".
+        Anything else stays "I'm not sure". A journey's question routed to a step ("About the
+        boots: is a $30 one OK?", as its oracle asks) proposes from what follows the colon.
         """
         words = tokens(question)
         lead = tokens(question.rpartition(":")[2])
         if not lead or lead[0] not in _PROPOSING_FIRST:
             return None
-        if len(items) != 1 and len(self.compiled.item_words) > 1:
-            return None  # several items or steps, not one named: which one is proposed?
+        said = set(words)
+        heard = [m for m in self.compiled.heard(self.switch_said) if m.speakable]
+        # The item a routed question's own words name, not every item of the step's goal.
+        subs = _named_subs(self.compiled, set(lead)) or _named_subs(self.compiled, said)
+        in_scope = _of_named(heard, compiled=self.compiled, named=set(items), subs=subs)
+        listed = _listed(in_scope)
+        adding = not _ADDING.isdisjoint(said) and not _CARTS.isdisjoint(said)
+        facts = tuple(s for slots in listed.values() for s in slots)
+        wanted = Verdict("state", facts) if adding and facts else None
+        if (len(items) != 1 and len(self.compiled.item_words) > 1) or len(listed) > 1:
+            return wanted  # several items or steps, not one named: which one is proposed?
         current = self._current()
-        in_scope = [
-            m
-            for m in self.compiled.heard(self.switch_said)
-            if m.speakable and (not items or m.item is None or m.item in items)
-        ]
         subject = {
             w
             for m in in_scope
@@ -1463,6 +1513,8 @@ class SimulatedUser:
         for i in items or self.compiled.item_words:
             subject |= self.compiled.item_words.get(i, frozenset())
         explained = set(_PROPOSAL_WORDS) | subject | _GENERIC_NOUNS
+        if adding:
+            explained.update(_ADDING_WORDS)
         failing: list[ScriptSlot] = []
         held = unknown = False  # a checked part holds; a part cannot be vouched for
         budget: tuple[ScriptSlot, ...] = ()  # a price weighed so that the budget answers it
@@ -1478,7 +1530,7 @@ class SimulatedUser:
                 if _segments(m.slot.name)[0] in _CEILINGS | _TOTALS
             }
             if asked is None or not caps or any(c is None for _, c in caps.values()):
-                return None  # no ceiling to check the price against (or none readable)
+                return wanted  # no ceiling to check the price against (or none readable)
             over = [m.slot for m, c in caps.values() if asked > c]
             failing += over
             held = not over
@@ -1503,8 +1555,8 @@ class SimulatedUser:
                 held = True
             else:
                 unknown = True  # "the black or the navy one?" is a choice, not a proposal
-        if not set(words) <= explained:
-            return None  # it proposes something unchecked too, or asks something else
+        if not said <= explained:
+            return wanted  # it proposes something unchecked too, or asks something else
         if budget:
             # Weighed against the budget, "too much?" and "OK?" lean opposite ways: the budget
             # stated answers both. Beside an axis value, a yes or no would judge both at once.
@@ -1512,7 +1564,7 @@ class SimulatedUser:
         if failing:
             unique = {id(slot): slot for slot in failing}  # (slots are not hashable)
             return Verdict("correct", tuple(unique.values()))
-        return Verdict("confirm") if held and not unknown else None
+        return Verdict("confirm") if held and not unknown else wanted
 
     def _is_said(self, slot: ScriptSlot) -> bool:
         """Whether the customer has stated ``slot``: in a reply, or in the first message.
