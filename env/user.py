@@ -1475,8 +1475,8 @@ class SimulatedUser:
         rejects it, said as a correction stating the slot ("No, that's not right: the budget
         is $25"), and it is confirmed when every part holds: a price under a product's ceiling,
         one value of an axis that is the customer's. A price under a bundle's budget, or two
-        values offered as a choice, can only be rejected (the other products must fit too;
-        one of the two may be theirs).
+        values offered as a choice, is never confirmed (the other products must fit too; one
+        of the two may be theirs).
         A price weighed against the budget in other words ("Is $30 too much?", "Can you go up
         to $60?") gets the budget stated, which answers it whichever way it leans, as does a
         price under a bundle's budget (where they said "I'm not sure").
