@@ -126,7 +126,7 @@ Version history:
     1.4 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
           reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
           (``templates/user/answer.j2``; the same reply in every environment). Replies only.
-          Also, a proposal may open with "can", "could", "should" or "shall" (discovery 1.7's):
+          Also, a proposal may open with "can", "could", "should" or "shall" (discovery 1.8's):
           "Could it be the black one?" is rejected stating the colour on 3 of 46 tasks whose
           item is another colour (d = 2–12, 5k products), where it got "I'm not sure".
           Also, asked whether to add something to the cart ("Should I add it to your cart?",

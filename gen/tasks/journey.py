@@ -303,9 +303,9 @@ Version history:
           be OK?") is judged as a proposal in the step's environment: "about" came first and
           none was (39 of 41 steps with a budget said "I'm not sure"; now confirmed or rejected
           on 37, the other 2 name another step too). A price weighed against a step's budget
-          without a money word ("Is $30 too much?") gets the budget stated, as discovery 1.7's.
+          without a money word ("Is $30 too much?") gets the budget stated, as discovery 1.8's.
           Also, a cart step's customer asked whether to add something to the cart says what
-          they want added, as cart 1.3's does (16 of 18 steps said "I'm not sure", none now),
+          they want added, as cart 1.4's does (16 of 18 steps said "I'm not sure", none now),
           and rejects a variant not theirs of the item the question names after the routing
           prefix (8 of 8 that said "I'm not sure").
 """

@@ -164,7 +164,7 @@ Version history:
     2.8 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
           reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
           (``templates/user/answer.j2``; the same reply in every environment). Replies only.
-          Also, a proposal may open with "can", "could", "should" or "shall" (discovery 1.7's):
+          Also, a proposal may open with "can", "could", "should" or "shall" (discovery 1.8's):
           "Could it be the black one?" is rejected stating the exchange's colour on 5 of 50
           tasks (d = 2–12, 5k products), where it got "I'm not sure". Replies only.
 """

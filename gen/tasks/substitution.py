@@ -172,7 +172,7 @@ Version history:
     1.7 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
           reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
           (``templates/user/answer.j2``; the same reply in every environment). Replies only.
-          Also, as discovery 1.7: a price weighed against the budget without a money word ("Is
+          Also, as discovery 1.8: a price weighed against the budget without a money word ("Is
           $30 too much?") gets the budget stated (34 of 34 tasks with a budget said "I'm not
           sure" to each of four wordings, d = 2–12, 5k products; none now). Replies only.
 """
