@@ -308,6 +308,10 @@ Version history:
           they want added, as cart 1.4's does (16 of 18 steps said "I'm not sure", none now),
           and rejects a variant not theirs of the item the question names after the routing
           prefix (8 of 8 that said "I'm not sure").
+          Also, policy and returns steps follow policy 2.4 and returns 2.8 (the restocking fee on
+          opened items; personalised items refused as personalised): 60 of 1,300 journeys at d =
+          0–12 on 5k products change, 56 in their policy steps alone, 4 drawn anew (a step of an
+          earlier attempt fits or fails otherwise).
 """
 
 from __future__ import annotations

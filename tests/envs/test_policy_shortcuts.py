@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+import numpy as np
 import pytest
 
+from shopgen.gen.policy import PolicyEngine
+from shopgen.gen.tasks.policy import _reachable, _rules
 from shopgen.verifiers.reward import W_EFF, W_TASK
 
 #: Comparisons of a number with a threshold.
@@ -85,3 +88,39 @@ def test_high_d_questions_draw_from_many_rules_and_topics(high_d):
         topics = {g["topic"] for g in goals}
         assert len(topics) >= 6, (d, sorted(topics))
         assert len(cases) >= 16, (d, len(cases))
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_every_number_topic_has_two_answers_at_every_clause_count(seed):
+    """A number question's answer is drawn among those its topic's B_branch-clause rules and
+    their one-clause misses reach; one answer alone is learnt without reading or asking. The
+    restocking fee at B_branch 1 (d = 0–2) had only faulty items' 0%, whose miss falls back on
+    the 0% default: 134 of 134 such tasks on 5k products said "0%". Rule file 2 now has the
+    fee on opened items. (Two rules' drawn numbers can still coincide in a store: the price
+    adjustment window at B_branch 1 in 5 of 40 stores, not in these two.)"""
+    engine = PolicyEngine.for_store(seed)
+    one = []
+    for branch in range(1, 6):
+        usable = _rules(engine, branch)
+        for topic in sorted({engine.rules[r].topic for r in usable}):
+            ids = [r for r in usable if engine.rules[r].topic == topic]
+            if engine.rules[ids[0]].answer.kind != "number":
+                continue
+            answers = _reachable(engine, ids, np.random.default_rng(seed))
+            if len(answers) < 2:
+                one.append((branch, topic, sorted(answers)))
+    assert one == []
+
+
+def test_the_restocking_fee_at_low_d_depends_on_the_item_s_condition(factory):
+    """At d = 0–2 the restocking fee was 0% in every task; now opened items carry the store's
+    fee and neither answer is the rule."""
+    goals = [
+        factory.make("policy", d, k).row.decoded("goal") for d in (0, 1, 2) for k in range(150)
+    ]
+    fees = Counter(g["value"] for g in goals if g["topic"] == "restocking_fee")
+    assert len(fees) >= 2, fees
+    assert max(fees.values()) <= 0.7 * sum(fees.values()), fees
+    opened = [g for g in goals if g["rule_id"] == "restocking_fee_opened"]
+    assert opened
+    assert all(g["facts"]["item_condition"] == "opened" for g in opened)
