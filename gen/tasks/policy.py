@@ -169,7 +169,7 @@ Version history:
     2.4 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
           reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
           (``templates/user/answer.j2``; the same reply in every environment). Replies only.
-          Also, the restocking fee at d = 0–2 depends on the item (rule file 2 gains a fee on
+          Also, the restocking fee at d = 0–2 depends on the item (rule file 3 adds a fee on
           opened items): its one-clause rule (faulty items, 0%) fell back on the 0% default when
           missed, so 134 of 134 such tasks (600 per d on 5k products) said 0%; now 67 say 0%, 67
           the opened fee, the commonest answer 53 / 59 / 53% at d = 0 / 1 / 2. "Personalised or

@@ -167,7 +167,7 @@ Version history:
           Also, a proposal may open with "can", "could", "should" or "shall" (discovery 1.8's):
           "Could it be the black one?" is rejected stating the exchange's colour on 5 of 50
           tasks (d = 2–12, 5k products), where it got "I'm not sure". Replies only.
-          Also, a personalised item is refused as personalised (rule file 2 puts the narrower rule
+          Also, a personalised item is refused as personalised (rule file 3 puts the narrower rule
           before final sale, policy 2.4): personalised jewelry is also final-sale, and the
           personalised rule refused no line. 5 of 1,300 tasks at d = 0–12 on 5k products change
           (refusal ``final_sale`` → ``personalised``); no other task. The return tools show the
