@@ -188,6 +188,7 @@ Version history:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -301,21 +302,14 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         else:
             extra[name] = {"value": value, "kind": kind, "label": label, "keywords": list(keywords)}
     if "tags" in facts:
-        big = "large_item" in facts["tags"]
-        extra["large_item"] = {
-            "value": "a large item" if big else "not a large item",
-            "kind": "choice",
-            "label": "item size",
-            "keywords": list(LARGE_WORDS),
-        }
+        tags = facts["tags"]
+        extra["large_item"] = _tag_fact(
+            "large_item" in tags, "a large item", "item size", LARGE_WORDS
+        )
         if _tests_tag(engine, rule.topic, "electronics"):
-            electronic = "electronics" in facts["tags"]
-            extra["electronic"] = {
-                "value": "an electronic item" if electronic else "not an electronic item",
-                "kind": "choice",
-                "label": "item type",
-                "keywords": list(ELECTRONIC_WORDS),
-            }
+            extra["electronic"] = _tag_fact(
+                "electronics" in tags, "an electronic item", "item type", ELECTRONIC_WORDS
+            )
     goal = {
         "topic": rule.topic,
         "rule_id": rule.id,
@@ -598,6 +592,20 @@ def _rules(engine: PolicyEngine, branch: int) -> tuple[str, ...]:
 @cache
 def _witness(engine: PolicyEngine, rule_id: str) -> dict[str, Any]:
     return engine.witness(rule_id) or {}
+
+
+def _tag_fact(held: bool, phrase: str, label: str, keywords: Iterable[str]) -> dict[str, Any]:
+    """A fact the customer knows of their item's tag: ``phrase`` or "not <phrase>".
+
+    The category alone does not tell an agent whether the store counts the item as a large or
+    an electronic one (a TV mount sits in Electronics without the tag), so the customer says.
+    """
+    return {
+        "value": phrase if held else f"not {phrase}",
+        "kind": "choice",
+        "label": label,
+        "keywords": list(keywords),
+    }
 
 
 @cache

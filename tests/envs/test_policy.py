@@ -424,18 +424,7 @@ def test_asked_whether_the_item_is_large_the_customer_knows(shop_env):
     rows = [factory.make("policy", d, k).row for d in (0, 3, 6) for k in range(25)]
     rows = [r for r in rows if "tags" in r.decoded("goal")["facts"]]
     assert rows, "no task of the fixture depends on the item's category"
-    seen = set()
-    for row in rows:
-        big = "large_item" in row.decoded("goal")["facts"]["tags"]
-        seen.add(big)
-        shop_env.reset(row)
-        obs, *_ = shop_env.step(
-            assistant_message(1, [("ask_user", {"question": "Is it a large or bulky item?"})])
-        )
-        reply = json.loads(obs["messages"][-1]["content"])["reply"]
-        assert ("not a large item" in reply) is not big
-        assert "a large item" in reply
-    assert seen == {True, False}, "the fixture must hold large and other items"
+    _assert_tag_told(shop_env, rows, "large_item", "Is it a large or bulky item?", "a large item")
 
 
 @pytest.mark.parametrize(
@@ -549,18 +538,23 @@ def test_asked_whether_the_item_is_electronic_the_customer_knows(shop_env):
         if "tags" in r.decoded("goal")["facts"] and tests_electronics(r.decoded("goal")["topic"])
     ]
     assert rows, "no task of the fixture tests whether the item is electronic"
+    _assert_tag_told(
+        shop_env, rows, "electronics", "Is it an electronic item?", "an electronic item"
+    )
+
+
+def _assert_tag_told(shop_env, rows, tag, question, phrase):
+    """Asked ``question``, each row's customer says ``phrase`` or "not <phrase>", as it holds."""
     seen = set()
     for row in rows:
-        electronic = "electronics" in row.decoded("goal")["facts"]["tags"]
-        seen.add(electronic)
+        held = tag in row.decoded("goal")["facts"]["tags"]
+        seen.add(held)
         shop_env.reset(row)
-        obs, *_ = shop_env.step(
-            assistant_message(1, [("ask_user", {"question": "Is it an electronic item?"})])
-        )
+        obs, *_ = shop_env.step(assistant_message(1, [("ask_user", {"question": question})]))
         reply = json.loads(obs["messages"][-1]["content"])["reply"]
-        assert ("not an electronic item" in reply) is not electronic, reply
-        assert "an electronic item" in reply, reply
-    assert seen == {True, False}, "the fixture must hold electronic and other items"
+        assert (f"not {phrase}" in reply) is not held, reply
+        assert phrase in reply, reply
+    assert seen == {True, False}, f"the fixture must hold items with and without {tag}"
 
 
 def test_a_quantity_the_customer_has_is_a_whole_number_of_at_least_one(factory):
