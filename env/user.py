@@ -760,7 +760,8 @@ def compile_script(text: str) -> CompiledScript:
             naming = {
                 w
                 for w in tokens(str(value))
-                if w not in _STOP
+                if len(w) > 1  # a possessive's "s" ("women's") names nothing
+                and w not in _STOP
                 and w not in _GENERIC_NOUNS
                 and (last != "goal" or w not in _NOT_NAMING)
             }

@@ -96,3 +96,16 @@ def test_one_item_s_value_names_it_unless_the_question_named_it_alone(ask, quest
     reply = ask(s)(question)
     assert "Navy for the wool socks" in reply
     assert "desk lamp" not in reply
+
+
+def test_a_possessive_s_names_no_item():
+    """A possessive's "s" is no word of an item: "women's boots" was named by "the lamp's"."""
+    from shopgen.env.user import compile_script, named_items
+
+    slots = [
+        ScriptSlot(name="items.0.desc", value="women's boots", kind="text", label="item"),
+        *SLOTS[3:5],
+    ]
+    compiled = compile_script(script(slots=slots).model_dump_json())
+    assert named_items(compiled, "What colour is the desk lamp's shade?") == (1,)
+    assert named_items(compiled, "Which colour for the women's boots?") == (0,)
