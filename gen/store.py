@@ -25,8 +25,24 @@ from shopgen.schemas.manifest import Manifest
 T = TypeVar("T")
 
 
+def _storable_key(key: object, width: int) -> bytes | None:
+    r"""``key`` as bytes when a fixed-width id array could hold it exactly, else None.
+
+    A NumPy ``S`` array drops trailing NULs, so ``"ID"`` and ``"ID\0"`` compare equal in it;
+    no generated id holds a NUL, so a key holding one names nothing (an agent that padded a
+    product id would otherwise get a second, distinct-looking name for the same product).
+    """
+    raw = key.encode() if isinstance(key, str) else b""
+    if not raw or len(raw) > width or b"\0" in raw:
+        return None
+    return raw
+
+
 class IdIndex:
-    """Sorted ids with their row numbers: ``row(id)`` in O(log n), ``-1`` when absent."""
+    """Sorted ids with their row numbers: ``row(id)`` in O(log n), ``-1`` when absent.
+
+    Only a key equal to a stored id is found (see ``_storable_key``: ids hold no NUL).
+    """
 
     def __init__(self, ids: pl.Series, *, width: int = 16) -> None:
         raw = ids.cast(pl.Binary).to_numpy().astype(f"S{width}")
@@ -36,16 +52,16 @@ class IdIndex:
 
     def row(self, key: str) -> int:
         """Row number of ``key``, or -1."""
-        raw = key.encode() if isinstance(key, str) else b""
-        if not raw or len(raw) > self._width:
+        raw = _storable_key(key, self._width)
+        if raw is None:
             return -1
         # A probe of the array's own dtype and the method form: a third of np.searchsorted's
         # cost, which converts a bare bytes scalar first (generators look ids up in loops).
         probe = np.array(raw, self._sorted.dtype)
         at = int(self._sorted.searchsorted(probe))
-        # The element is bytes without its trailing NULs (as the array compares them): a
-        # bytes comparison costs a twentieth of comparing it with the NumPy probe.
-        if at < self._sorted.size and self._sorted[at] == raw.rstrip(b"\0"):
+        # The element is bytes (a bytes comparison costs a twentieth of comparing it with the
+        # NumPy probe); neither it nor ``raw`` has trailing NULs to strip.
+        if at < self._sorted.size and self._sorted[at] == raw:
             return int(self._order[at])
         return -1
 
@@ -101,8 +117,8 @@ ORDER_ID_WIDTH = 24
 
 def _sorted_slice(keys: np.ndarray, key: str) -> tuple[int, int]:
     """The [lo, hi) rows of ``key`` in sorted fixed-width ``keys`` (empty when it cannot fit)."""
-    raw = key.encode()
-    if len(raw) > keys.itemsize:  # no stored key is that long (and a cast would truncate it)
+    raw = _storable_key(key, keys.itemsize)  # a longer key would be truncated by the cast
+    if raw is None:
         return 0, 0
     probe = np.array(raw, keys.dtype)  # see IdIndex.row: the fast form of the search
     return int(keys.searchsorted(probe, "left")), int(keys.searchsorted(probe, "right"))

@@ -10,7 +10,7 @@ agent is told, the oracle passes only ids and search words it was told or shown
 The degenerate policies are the cheats the closest public peer fell for: doing nothing,
 answering in one turn, made-up ids, recommending every search hit, adding everything seen to
 the cart, claiming every status, asking the customer forever; and the red-team's (issue #7):
-one shown id recommended k times, a blind answer hedged over every status, date and carrier,
+one shown id recommended k times (or padded with NULs to look like k ids), a blind answer hedged over every status, date and carrier,
 and a refusal naming every reason a return can be refused for.
 """
 
@@ -122,16 +122,31 @@ def ask_forever(task: TaskRow) -> Oracle:
         yield [call("ask_user", question="Could you tell me more about what you need?")]
 
 
-def repeat_one_id(task: TaskRow) -> Oracle:
-    """Recommend one shown product k times: duplicates must not count as k recommendations."""
+def _one_id_k_times(task: TaskRow, copy: Callable[[str, int], str]) -> Oracle:
+    """Search once, then recommend ``copy(first hit, i)`` for i in 0..k-1."""
     tools = _offered(task)
     if "catalog_search" not in tools or "recommend_products" not in tools:
         yield "Here is the one product you need."
         return
     ids = shown_ids((yield [call("catalog_search", query=_first_user_text(task)[:200])]))
     if ids:
-        yield [call("recommend_products", product_ids=[ids[0]] * max(2, task.axis("k_rec")))]
+        k = max(2, task.axis("k_rec"))
+        yield [call("recommend_products", product_ids=[copy(ids[0], i) for i in range(k)])]
     yield f"I recommend {ids[0] if ids else 'this'}, several times over."
+
+
+def repeat_one_id(task: TaskRow) -> Oracle:
+    """Recommend one shown product k times: duplicates must not count as k recommendations."""
+    return _one_id_k_times(task, lambda product_id, _: product_id)
+
+
+def pad_one_id(task: TaskRow) -> Oracle:
+    r"""Recommend one shown product k times, each copy padded with more NULs to look distinct.
+
+    A fixed-width id array compares ``"ID"`` and ``"ID\0"`` equal; a padded copy must be an
+    unknown id, not a second name for the product (nor one that dodges its stock).
+    """
+    return _one_id_k_times(task, lambda product_id, i: product_id + "\0" * i)
 
 
 #: Every date from January to June, as a blind status answer would list them.
@@ -189,6 +204,7 @@ DEGENERATE: dict[str, Policy] = {
     "answer_every_status": answer_every_status,
     "ask_forever": ask_forever,
     "repeat_one_id": repeat_one_id,
+    "pad_one_id": pad_one_id,
     "hedge_everything": hedge_everything,
     "refuse_every_reason": refuse_every_reason,
 }

@@ -1,6 +1,7 @@
 """Every registered environment keeps every promise (one parametrised suite, STYLE §7)."""
 
 import importlib.util
+import json
 
 import pytest
 
@@ -8,6 +9,7 @@ from shopgen.gen.schedules import SCHEDULES
 from shopgen.schemas.envs import ENVS
 from shopgen.taskgen import TaskFactory
 from shopgen.testing import DEGENERATE, check_env, run_policy
+from shopgen.verifiers.replay import play
 
 
 def _built(spec) -> bool:
@@ -55,3 +57,33 @@ def test_the_hedge_over_every_status_date_and_carrier_earns_nothing(env, shop_en
         score = run_policy(shop_env, row, DEGENERATE["hedge_everything"])
         assert not score.is_correct
         assert score.reward <= 0
+
+
+def _recommending(messages: list[dict], copy) -> list[dict]:
+    """``messages`` with each recommend_products call's ids replaced by ``copy(ids)``."""
+    out = json.loads(json.dumps(messages))
+    for message in out:
+        for tool_call in message.get("tool_calls") or []:
+            function = tool_call["function"]
+            if function["name"] == "recommend_products":
+                ids = json.loads(function["arguments"])["product_ids"]
+                function["arguments"] = json.dumps({"product_ids": copy(ids)})
+    return out
+
+
+@pytest.mark.parametrize("env", ["discovery", "substitution", "bundle"])
+def test_nul_padded_copies_of_the_best_product_are_unknown_ids(env, shop_env):
+    # The oracle's own first pick, padded with 0, 1, 2 … NULs: before ids had to match the
+    # catalog exactly, each copy counted as a distinct real product (r_task 1.0 for one
+    # product recommended k times) and as one the stock check did not know was out.
+    def padded(ids: list[str]) -> list[str]:
+        return [ids[0] + "\0" * pad for pad in range(len(ids))]
+
+    factory = TaskFactory(shop_env, seed=0)
+    for d in (3, 8):
+        row = factory.make(env, d, 0).row
+        oracle, _ = play(shop_env, row, json.loads(row.oracle))
+        score, _ = play(shop_env, row, _recommending(json.loads(row.oracle), padded))
+        assert not score.is_correct
+        assert score.r_hall < 0  # the padded copies are ids no tool showed
+        assert score.r_task < oracle.r_task  # and no product the task can grade as k picks
