@@ -11,7 +11,13 @@ from shopgen.env.verifier import Score
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import PerObject, decoded
-from shopgen.verifiers.text import number_matches, numbers_stated, yes_no_stated, zero_stated
+from shopgen.verifiers.text import (
+    fee_percents_stated,
+    number_matches,
+    numbers_stated,
+    yes_no_stated,
+    zero_stated,
+)
 
 #: Topic → what kind of value it answers, for a zero said in words (``text.ZERO_WORDS``).
 ZERO_KINDS: dict[str, str] = {
@@ -33,19 +39,26 @@ def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()
     the days since delivery) or a threshold the policy tests (``ignore`` holds both: the
     customer's facts and the goal's ``conditions``) are a restatement, not an answer, and
     are skipped. An answer that writes no number of its unit may say zero in words ("there's
-    no restocking fee", "return shipping is free"): it states 0.
+    no restocking fee", "return shipping is free"): it states 0. A percentage fee may be said
+    as the share paid back ("you get 90% back" states a 10% fee).
     """
     if goal["kind"] == "boolean":
         return yes_no_stated(text) == {bool(goal["value"])}
     unit = goal["unit"]
     truth = float(goal["value"])
+    kind = ZERO_KINDS.get(goal.get("topic", ""), "")
+    stated = (
+        fee_percents_stated(text)
+        if unit == "percent" and kind == "fee"
+        else numbers_stated(text, unit)
+    )
     values = [
         v
-        for v in numbers_stated(text, unit)
+        for v in stated
         if number_matches(v, truth, unit=unit)
         or not any(number_matches(v, f, unit=unit) for f in ignore)
     ]
-    if not values and zero_stated(text, ZERO_KINDS.get(goal.get("topic", ""), "")):
+    if not values and zero_stated(text, kind):
         values = [0.0]
     return bool(values) and all(number_matches(v, truth, unit=unit) for v in values)
 

@@ -359,12 +359,16 @@ def code_stated(text: str, code: str) -> bool:
     return _SQUASH.sub("", code.lower()) in _SQUASH.sub("", text.lower())
 
 
-#: A tracking-number-like token: maybe a letter prefix ("C…") or a digit-letter one ("1Z…",
-#: which may stand apart), then 11+ digits, each group maybe set apart by a space or a dash
-#: ("1Z 2672 1545 5453"). The world's tracking numbers are a carrier prefix and 12 digits.
-_TRACKING_LIKE = re.compile(r"\b(?:\d[a-z][ \-]?|[a-z]{1,2})?\d(?:[ \-]?\d){10,}\b")
+#: The digits of a tracking-number-like token: 11+ digits, each group maybe set apart by a
+#: space, dash, dot or slash ("1Z 2672 1545 5453"), after a digit-letter prefix whose digit
+#: counts ("1Z…", which may stand apart). The world's tracking numbers are a carrier prefix
+#: ("1Z", "94", "7", "C") and 12 digits. No word boundary is asked for on either side: a
+#: number glued to a word ("REF1Z…", "…1111x") is still written, and a boundary would let a
+#: list of such numbers hide every one but the right one.
+_TRACKING_LIKE = re.compile(r"(?:\d[a-z][ \-./]?)?\d(?:[ \-./]?\d){10,}")
 #: An order id (three dash-separated digit groups): a long number, but not a tracking one.
 _ORDER_ID = re.compile(r"\d{3}-\d{7}-\d{7}")
+_NOT_DIGIT = re.compile(r"\D")
 
 
 def only_code_stated(text: str, code: str) -> bool:
@@ -372,14 +376,12 @@ def only_code_stated(text: str, code: str) -> bool:
 
     Quoting the tracking number of every order states the right one among them: the customer
     was not told which is theirs. Grouped digits count as one token, so spacing the others
-    out does not hide them.
+    out does not hide them; tokens are told apart by their digits, so a letter glued on in
+    front ("REF1Z…") neither hides another number nor makes the right one another.
     """
-    own = _SQUASH.sub("", code.lower())
-    others = {
-        _SQUASH.sub("", token)
-        for token in (m.group(0).strip(" -") for m in _TRACKING_LIKE.finditer(text.lower()))
-        if not _ORDER_ID.fullmatch(token)
-    } - {own}
+    own = _NOT_DIGIT.sub("", code)
+    tokens = _TRACKING_LIKE.finditer(_ORDER_ID.sub(" ", text.lower()))
+    others = {_NOT_DIGIT.sub("", m.group(0)) for m in tokens} - {own}
     return code_stated(text, code) and not others
 
 
@@ -431,8 +433,12 @@ _INTERJECTION = (
     r"(?:unfortunately|sadly|regrettably|fortunately|happily|good news|great news|sorry"
     r"|i'm sorry|i am sorry|i'm afraid|i am afraid|actually|well|so)"
 )
+#: A list item's marker at the start of a line or sentence: "3)", "(3)", "b)", "3 -" ("3."
+#: ends a sentence already). Not after a decimal point: "$4.50 - no fee" lists nothing.
+_LIST_MARKER = r"(?:^|\n|[.!?:;]\s)\W*(?:\(?(?:\d{1,2}|[a-h])\)|\d{1,2}\s*[-\u2013\u2014])"
 _YES_NO = re.compile(
-    rf"(?:^|[.!?:;\n]\s*|\banswer is\s+|\bor\s+|\b{_INTERJECTION}\W+(?:but\s+)?)\W*(yes|no)\b"
+    rf"(?:{_LIST_MARKER}|^|[.!?:;\n]\s*|\banswer is\s+|\bor\s+"
+    rf"|\b{_INTERJECTION}\W+(?:but\s+)?)\W*(yes|no)\b"
     r"(?![\s-]+(?:problem|worries|worry)\b)",
     re.I,
 )
@@ -495,6 +501,34 @@ def _floats(patterns: tuple[re.Pattern[str], ...], text: str, scale: float = 1.0
             with contextlib.suppress(ValueError):
                 out.append(float(raw.replace(",", "")) * scale)
     return out
+
+
+#: A percentage said as the share paid back ("90% back", "90% of the price back", "90%
+#: refunded", "a 90% refund", "refund of 90%"): group 1 or 2 is the share.
+_REFUND_SHARE_RE = re.compile(
+    rf"\b{_NUM}\s*(?:%|percent\b|per cent\b)(?:\s+(?:of\s+)?(?:the\s+|your\s+|its\s+)?"
+    r"(?:\w+\s+)?(?:price|cost|purchase|amount|total|money|payment))?"
+    r"\s+(?:(?:is|are|will\s+be|gets?)\s+)?"
+    r"(?:back|refunded|refund(?!\s+(?:fee|charge|deduction))|returned to you)\b"
+    rf"|\brefund(?:ed)?\s+(?:of\s+)?{_NUM}\s*(?:%|percent\b|per cent\b)",
+    re.I,
+)
+
+
+def fee_percents_stated(text: str) -> list[float]:
+    """The percentage fees the text states, a share paid back read as the fee it leaves.
+
+    "A 10% restocking fee, so you get 90% back" states a 10% fee twice, not a second,
+    conflicting 90% one. Only for a fee: "10% back" on a discount is the discount.
+    """
+    text = _digits(text)
+    shares = [(m.span(), float(m.group(1) or m.group(2))) for m in _REFUND_SHARE_RE.finditer(text)]
+    fees = [100.0 - share for _, share in shares]
+    for m in _PERCENT_RE.finditer(text):
+        if not any(a <= m.start() < b for (a, b), _ in shares):
+            with contextlib.suppress(ValueError):
+                fees.append(float(m.group(1).replace(",", "")))
+    return fees
 
 
 def numbers_stated(text: str, unit: str | None) -> list[float]:

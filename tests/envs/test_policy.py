@@ -174,6 +174,12 @@ def _goal(value, unit, topic, kind="number"):
         ("Returns are free on any order; there's no minimum.", 0.0, "USD", "free_return_threshold"),
         ("There's no bulk discount for that quantity.", 0.0, "percent", "bulk_discount"),
         ("That item has no store warranty.", 0.0, "months", "warranty"),
+        # A fee said with the share paid back too, or as that share alone.
+        ("A 10% restocking fee applies, so you get 90% back.", 10.0, "percent", "restocking_fee"),
+        ("You'll be refunded 85% of the price (a 15% fee).", 15.0, "percent", "restocking_fee"),
+        ("You get ninety percent of your money back.", 10.0, "percent", "restocking_fee"),
+        ("There's no fee: you get 100% back.", 0.0, "percent", "restocking_fee"),
+        ("You get 10% back on that quantity.", 10.0, "percent", "bulk_discount"),
     ],
 )
 def test_honest_number_phrasings(text, value, unit, topic):
@@ -190,6 +196,9 @@ def test_honest_number_phrasings(text, value, unit, topic):
         ("It's free on orders over $35.", 0.0, "USD", "free_shipping_threshold"),
         ("Two weeks.", 10.0, "business days", "shipping_days"),
         ("Fifteen percent, or twenty percent.", 15.0, "percent", "restocking_fee"),
+        ("A 10% restocking fee, so you get 85% back.", 10.0, "percent", "restocking_fee"),
+        ("You get 90% back.", 15.0, "percent", "restocking_fee"),
+        ("There's a 10% refund fee.", 90.0, "percent", "restocking_fee"),
     ],
 )
 def test_the_new_readings_let_no_wrong_number_through(text, value, unit, topic):
@@ -209,6 +218,11 @@ def test_the_new_readings_let_no_wrong_number_through(text, value, unit, topic):
         ("Absolutely, you can use that return method.", True),
         ("You can get next-day shipping to your state.", True),
         ("No problem! You can return it.", True),
+        # As a numbered list's item (a journey's answers): "3)" and "(2)" opened no sentence.
+        ("3) Yes.", True),
+        ("The fee is 10%.\n(2) No.", False),
+        ("b) No, sorry.", False),
+        ("2 - Yes, I checked.", True),
     ],
 )
 def test_honest_yes_no_phrasings(text, value):
@@ -222,6 +236,7 @@ def test_honest_yes_no_phrasings(text, value):
         "You can return it or you can't.",
         "You can return it. You can't return it.",
         "The answer depends: you may or may not.",
+        "1) Yes. 2) No.",
     ],
 )
 def test_a_hedge_over_yes_and_no_is_no_answer(text):

@@ -360,10 +360,10 @@ def test_every_orders_tracking_number_does_not_state_the_tracking_number(factory
     for row in tracked:
         goal = row.decoded("goal")
         assert _score(row, answer(goal)).is_correct
-        listed = answer(goal) + " Other tracking numbers: 1Z000111222333, 94000111222333444."
-        scored = _score(row, listed)
-        assert not scored.details["parts"]["tracking"]
-        assert not scored.is_correct
+        for others in ("1Z000111222333, 94000111222333444", "REF1Z000111222333, REF94000111222"):
+            scored = _score(row, f"{answer(goal)} Other tracking numbers: {others}.")
+            assert not scored.details["parts"]["tracking"]
+            assert not scored.is_correct
 
 
 @pytest.mark.parametrize(
@@ -375,6 +375,12 @@ def test_every_orders_tracking_number_does_not_state_the_tracking_number(factory
         ("Yours is 1Z267215455453; the others are 1Z111111111111 and 1Z222222222222.", False),
         ("Yours is 1Z267215455453, or 1Z 1111 1111 1111.", False),
         ("1Z267215455453, or maybe 94 1111 1111 1111 11 or C-1111-1111-1111.", False),
+        # A code glued to a word was no token: a list of them hid all but the right one.
+        ("Codes: REF1Z267215455453, REF1Z111111111111, REF94111111111111.", False),
+        ("It is 1Z267215455453x or 1Z111111111111x.", False),
+        ("It is 1Z267215455453 or 1Z.1111.1111.1111 or 94/1111/1111/1111/11.", False),
+        ("Your tracking number: REF1Z267215455453.", True),
+        ("Tracking 1Z267215455453 (order no. 703-0001488-0481154).", True),
     ],
 )
 def test_other_tracking_numbers_are_seen_whatever_their_prefix_or_spacing(text, stated):
