@@ -12,9 +12,10 @@ from typing import Any
 
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score
+from shopgen.gen.tasks.returns import start_facts_to_ask
 from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import Verdict, compose
-from shopgen.verifiers.rows import decoded
+from shopgen.verifiers.rows import PerObject, decoded
 from shopgen.verifiers.text import not_eligible_stated, refusal_reasons_stated
 
 _CHECKS = ("return_check_eligibility", "return_start", "exchange_start")
@@ -48,6 +49,21 @@ def _eligible_parts(
         parts["variant"] = action == "exchange" and _variant_ok(rec, goal, variants)
     parts["only_one"] = len(done) == 1
     return parts
+
+
+def _facts_to_ask(task: TaskRow) -> frozenset[str]:
+    goal = decoded(task, "goal")
+    slots = {slot["name"]: slot for slot in decoded(task, "user_script")["slots"]}
+    return frozenset(start_facts_to_ask(goal, slots))
+
+
+#: Per (frozen) task row: the facts its start needs asked (``start_facts_to_ask``).
+_to_ask = PerObject(_facts_to_ask)
+
+
+def _asked(state: EpisodeState) -> set[str]:
+    """The slots the customer's replies stated, as the questions recorded them."""
+    return {name for q in state.extra.get("questions", []) for name in q.get("answered", [])}
 
 
 def _order_of(args: dict[str, Any]) -> Any:
@@ -99,6 +115,7 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
             return -1.0, False, {"started": 0}
         variants = decoded(task, "episode").get("variant_attrs", {})
         parts = _eligible_parts(goal, done, variants)
+        parts["asked"] = _to_ask(task) <= _asked(state)
     else:
         reasons, said_not_eligible = _refusal_stated(text)
         parts = {
@@ -117,10 +134,11 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     # The request's own parts (line, action, reason, method or variant) give r_task: "only
     # one started" is no part a single start could get wrong for free (it made a start with
     # the reason and method both wrong worth 3/5), but a start the customer did not ask for
-    # leaves at most 0.
-    asked = [ok for name, ok in parts.items() if name != "only_one"]
-    r_task = 2 * sum(asked) / len(asked) - 1 if parts["line"] else -1.0
-    if not parts["only_one"]:
+    # leaves at most 0, and so does a start whose left-out facts (the method, always) were
+    # guessed, not asked: a right guess of the method scored as asking did in half the starts.
+    graded = [ok for name, ok in parts.items() if name not in ("only_one", "asked")]
+    r_task = 2 * sum(graded) / len(graded) - 1 if parts["line"] else -1.0
+    if not (parts["only_one"] and parts["asked"]):
         r_task = min(r_task, 0.0)
     return r_task, all(parts.values()), {"parts": parts}
 

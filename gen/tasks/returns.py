@@ -31,9 +31,12 @@ Reward and is_correct:
     ``returns``/``exchanges``) on the right line with the right action, reason code and
     method, or a new variant with the stated values. Not eligible: nothing started, the
     target line checked (and no line of an order the customer cannot mean), and the final
-    message says it is not eligible and names the one true reason. Eligible: r_task =
-    2·(parts right / 4) − 1 over line, action, reason and method (or variant), at most 0
-    when more than one was started, −1 when nothing was started or the line is wrong. Not
+    message says it is not eligible and names the one true reason; an eligible start is
+    correct only when the facts left for the agent (``start_facts_to_ask``: the method, and
+    the reason, action or exchange values the first message left out) were asked. Eligible:
+    r_task = 2·(parts right / 4) − 1 over line, action, reason and method (or variant), at
+    most 0 when more than one was started or a left-out fact was guessed, not asked, −1 when
+    nothing was started or the line is wrong. Not
     eligible: 1 when told right after checking, 0 when told right without checking, −0.5
     when told wrong, −1 for silence or a started return. correct iff every part is right.
 Difficulty axes used:
@@ -172,6 +175,12 @@ Version history:
           personalised rule refused no line. 5 of 1,300 tasks at d = 0–12 on 5k products change
           (refusal ``final_sale`` → ``personalised``); no other task. The return tools show the
           new fee on opened items only for opened hygiene items, which are refused anyway.
+    2.9 — a start is correct only when the facts the customer left for the agent were asked:
+          the return method (never said unasked), and the reason, action or exchange values
+          the first message left out; a right guess earns at most 0. Without asking, "drop
+          off" was correct on 39 of 78 eligible returns (reward +0.71) and "mail" on 37
+          (+0.56), d = 0–12 on 5k products; now on none (0.00 and −0.09). Also, an order or
+          product id holding a NUL names nothing (discovery 1.9). Every task id changes.
 """
 
 from __future__ import annotations
@@ -743,6 +752,19 @@ def new_variant(task_variants: list[dict[str, Any]], goal: dict[str, Any]) -> di
     raise Redraw("no variant has the stated values")
 
 
+def start_facts_to_ask(goal: dict[str, Any], slots: dict[str, dict[str, Any]]) -> list[str]:
+    """The facts a start records that the agent must ask the customer for (slot names).
+
+    The reason, the action and an exchange's values when the first message left them out,
+    and a return's method, which it never says. A right guess is still a guess: the verifier
+    counts a start correct only when these were asked.
+    """
+    wanted = ["reason", "action", *(f"exchange.{k}" for k in goal["exchange"])]
+    if goal["action"] == "return":
+        wanted.append("method")
+    return [n for n in wanted if n in slots and (slots[n]["omitted"] or n == "method")]
+
+
 def answer(goal: dict[str, Any], started: str | None) -> str:
     """The final message a perfect agent writes."""
     if not goal["eligible"]:
@@ -767,14 +789,10 @@ def oracle(task: TaskRow) -> Oracle:
     looks = []
     if goal.get("hint_kind") in DETAIL_KINDS:  # only the details tell: open every holder
         looks = [call("order_get_details", order_id=oid) for oid in goal["holder_ids"]]
-    wanted = ["reason"]
-    if goal["eligible"]:
-        wanted += ["action", *[f"exchange.{k}" for k in goal["exchange"]], "method"]
+    wanted = start_facts_to_ask(goal, slots) if goal["eligible"] else ["reason"]
     if goal["item_ambiguous"] and "order_ref" not in slots:
         wanted += ["order_date", "order_hint"]
     unsaid = [slots[n] for n in wanted if n in slots and (slots[n]["omitted"] or n == "method")]
-    if goal["action"] == "exchange" and goal["eligible"]:
-        unsaid = [s for s in unsaid if s["name"] != "method"]
     prep = []
     if unsaid:
         labels = ", ".join(s["label"] for s in unsaid)

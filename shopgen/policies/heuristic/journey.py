@@ -79,7 +79,7 @@ def sentence(step: Step) -> str:
     if step.env == "policy":
         return f"Quick question about {text}."
     if step.env == "returns":
-        return f"I want to return {text}."
+        return f"I want to send back {text}."
     if step.env == "cart":
         return f"Please add to my cart {text}."
     project = re.split(r"\s+under\s+(?=\$)", text, maxsplit=1)

@@ -37,13 +37,23 @@ def heuristic(task: PublicTask) -> Oracle:
         return
     line = best_line(order.get("lines") or order.get("items", []), text)
     exchange = "exchange" in text.lower()
+    # "Send it back" names no action: a return or an exchange, which the customer must say.
+    action_said = exchange or re.search(r"\breturn", text.lower()) is not None
     reason = pick_word(text, REASON_WORDS)
     method = None if exchange else pick_word(text, METHOD_WORDS)
     missing = [
-        q for q, known in ((_ASK_REASON, reason), (_ASK_METHOD, exchange or method)) if not known
+        q
+        for q, known in (
+            (_ASK_ACTION, action_said),
+            (_ASK_REASON, reason),
+            (_ASK_METHOD, exchange or method),
+        )
+        if not known
     ]
+    said = ""
     if missing:
         said = reply_text((yield ask(" And ".join(missing))))
+        exchange = exchange or "exchange" in said.lower()
         reason = reason or pick_word(said, REASON_WORDS)
         method = method or pick_word(said, METHOD_WORDS)
     reason = reason or "changed_mind"
@@ -51,7 +61,11 @@ def heuristic(task: PublicTask) -> Oracle:
     if line.get("variant_id"):
         ids["variant_id"] = line["variant_id"]
     if exchange:
-        swap = yield from exchange_variant(line, text)
+        shown = yield [call("catalog_get_variants", product_id=line["product_id"])]
+        swap = exchange_variant(line, shown, f"{text} {said}")
+        if swap is None:  # the new size or colour was left out: ask for it
+            said = reply_text((yield ask(_ASK_VARIANT)))
+            swap = exchange_variant(line, shown, said)
         if swap:
             done = yield [call("exchange_start", new_variant_id=swap, reason=reason, **ids)]
             yield _outcome(done, "exchange")
@@ -60,7 +74,9 @@ def heuristic(task: PublicTask) -> Oracle:
     yield _outcome(done, "return")
 
 
+_ASK_ACTION = "Would you like to return it or exchange it?"
 _ASK_REASON = "What is the reason for the return?"
+_ASK_VARIANT = "Which size or colour would you like instead?"
 _ASK_METHOD = "How would you like to send it back (return method)?"
 
 
@@ -92,9 +108,8 @@ def pick_word(text: str, table: dict[str, tuple[str, ...]]) -> str | None:
     return next((k for k, phrases in table.items() if any(p in low for p in phrases)), None)
 
 
-def exchange_variant(line: dict[str, Any], text: str) -> Any:
-    """Yield a variants lookup; return the variant the customer's words describe best."""
-    shown = yield [call("catalog_get_variants", product_id=line["product_id"])]
+def exchange_variant(line: dict[str, Any], shown: list[dict[str, Any]], text: str) -> Any:
+    """The shown variant (not the line's own) the customer's words describe best, or None."""
     variants = [v for r in shown for v in r.get("variants", []) if isinstance(v, dict)]
     want = re.split(r"\bfor\b", text.lower(), maxsplit=1)[-1]
     scored = [
