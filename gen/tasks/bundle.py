@@ -73,6 +73,11 @@ Version history:
           money word ("Is $30 too much?") gets the budget stated, where it got "I'm not sure"
           (36 of 36 tasks with a budget, each wording, d = 2–12, 5k products; none now); it is
           still not confirmed: the other products must fit too. Replies only.
+    1.5 — a product, variant or order id holding a NUL names nothing (a fixed-width id array
+          compared "ID" and "ID" + NUL equal): NUL-padded copies of one product counted as k
+          distinct real recommendations and as products the stock check did not know.
+          Padded copies of the oracle's first pick scored r_task −0.33 and −0.67 at d = 3 and
+          8 on 5k products; now −1. Every task id changes with the version.
 """
 
 from __future__ import annotations

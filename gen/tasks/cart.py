@@ -136,6 +136,10 @@ Version history:
           said "I'm not sure" (34 of 34 tasks asked first, d = 2–12, 5k products, for each of
           those and "Shall I add the <item> to your cart?"; none now); a variant of the one item
           named that is not theirs is rejected stating theirs (13 of 13). Replies only.
+    1.5 — a product, variant or order id holding a NUL names nothing (a fixed-width id array
+          compared "ID" and "ID" + NUL equal): NUL-padded copies of one product counted as k
+          distinct real recommendations and as products the stock check did not know. A padded id added to the cart is unknown.
+          Every task id changes with the version.
 """
 
 from __future__ import annotations

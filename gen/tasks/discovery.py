@@ -175,6 +175,11 @@ Version history:
           budget stated, which answers it whichever way the question leans (16 of 16 tasks
           with a budget said "I'm not sure" to each, d = 2–12, 5k products; none now), and "Can
           you go up to $60?" is a proposal like "Would $60 be OK?". Replies only.
+    1.9 — a product, variant or order id holding a NUL names nothing (a fixed-width id array
+          compared "ID" and "ID" + NUL equal): NUL-padded copies of one product counted as k
+          distinct real recommendations and as products the stock check did not know.
+          The oracle's first pick padded k ways scored r_task 1.0 (reward +0.83) at d = 3
+          and 8 on 5k products; now −1 (−0.83). Every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -315,6 +315,12 @@ Version history:
           of the task id, reseeds the customer's replies (min_turns, redraws).
           Also, its policy steps draw a yes among the topic's default too (policy 2.4's): 13 of
           1,300 journeys at d = 0–12 on 5k products change.
+    2.9 — its steps are graded as returns 2.9 (a returns step's left-out facts must be asked:
+          its verdict reads the step's own questions, as a policy step's does), status 2.7
+          (tracking numbers glued to a word), policy 2.5 (a fee said as the share paid back;
+          a yes or no after a list marker: with the oracle's closing paragraphs numbered
+          "1) …", 72 of 77 journeys with a policy step were correct, now 77) and discovery 1.9
+          (ids holding a NUL name nothing). Every task id changes with the version.
 """
 
 from __future__ import annotations

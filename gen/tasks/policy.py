@@ -184,6 +184,11 @@ Version history:
           yes and 137 a no, by the item. Likewise a return method at d = 3–5 was yes exactly when
           it was pickup (89 of 89 yes; mail always no); now mail or drop-off is a yes in 52 of
           89. The coin is unchanged, and so is every other topic.
+    2.5 — a restocking fee said with the share paid back ("a 10% fee, so you get 90% back",
+          "you'll be refunded 85%") states the fee: such an honest answer was wrong on 55 of
+          55 fee tasks (d = 0–12, 5k products), now right; "10% back" on a discount is still
+          the discount. A yes or no after a list marker ("3) Yes.", "(2) No.", "b) No") is an
+          answer. Every task id changes with the version.
 """
 
 from __future__ import annotations

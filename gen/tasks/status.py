@@ -120,6 +120,10 @@ Version history:
     2.6 — a non-native customer's answer opens "Sorry," where it opened "Yes,": answers also
           reply to yes-or-no questions, and "Is your budget $20?" got "Yes, the budget is $25"
           (``templates/user/answer.j2``; the same reply in every environment). Replies only.
+    2.7 — a tracking-like number glued to a word ("REF1Z…", "…1111x") or grouped by dots or
+          slashes is a tracking number: the right one listed among others written that way
+          was correct on 55 of 55 tracked tasks (d = 6–12, 5k products); now on none. Also, an
+          order id holding a NUL names nothing (discovery 1.9). Every task id changes.
 """
 
 from __future__ import annotations

@@ -175,6 +175,11 @@ Version history:
           Also, as discovery 1.8: a price weighed against the budget without a money word ("Is
           $30 too much?") gets the budget stated (34 of 34 tasks with a budget said "I'm not
           sure" to each of four wordings, d = 2–12, 5k products; none now). Replies only.
+    1.8 — a product, variant or order id holding a NUL names nothing (a fixed-width id array
+          compared "ID" and "ID" + NUL equal): NUL-padded copies of one product counted as k
+          distinct real recommendations and as products the stock check did not know.
+          The oracle's first pick padded k ways scored r_task 1.0 (reward +0.83) at d = 3
+          and 8 on 5k products; now −1 (−0.83). Every task id changes with the version.
 """
 
 from __future__ import annotations
