@@ -222,8 +222,16 @@ def describe(index: CartIndex, product: dict[str, Any]) -> tuple[str, str] | Non
 def pick_variant(
     ctx: GenContext, product: dict[str, Any], quantity: int, rng: np.random.Generator
 ) -> dict[str, Any] | None:
-    """A variant with stock for ``quantity`` whose attribute values single it out."""
+    """A variant with stock for ``quantity`` whose attribute values single it out.
+
+    None unless another variant has that stock too: where the wanted one alone could fill
+    the order, the stock list would say which it is, and a variant the customer left out
+    would need no question.
+    """
     variants = ctx.store.variants_of(product["product_id"])
+    stocked = [v for v in variants if v["stock_qty"] >= quantity]
+    if len(stocked) < 2:
+        return None
     combos = [tuple(sorted(v["attributes"].items())) for v in variants]
     good = [
         v

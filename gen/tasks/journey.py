@@ -321,6 +321,8 @@ Version history:
           a yes or no after a list marker: with the oracle's closing paragraphs numbered
           "1) …", 72 of 77 journeys with a policy step were correct, now 77) and discovery 1.9
           (ids holding a NUL name nothing). Every task id changes with the version.
+          Also, its cart steps are drawn as cart 1.5's: the stock list never singles out a
+          wanted variant.
 """
 
 from __future__ import annotations

@@ -434,3 +434,27 @@ def test_degenerate_policies_never_win(tasks, factory: TaskFactory) -> None:
                 assert not score.is_correct, name
                 rewards.append(score.reward)
         assert np.mean(rewards) <= 0.0, name
+
+
+def test_the_stock_list_never_singles_out_the_wanted_variant(factory, indexed_catalog_dir):
+    # Were the wanted variant the only one with stock for its quantity (by the catalog or
+    # this episode's out_of_stock), catalog_get_variants would say which it is and a left-out
+    # variant would need no question: 11.7% of variant lines at d = 4–12 before cart 1.5.
+    store = CatalogStore(indexed_catalog_dir)
+    lines = 0
+    for d in range(2, 13):
+        for k in range(6):
+            row = factory.make("cart", d, k).row
+            gone = set(row.decoded("episode")["out_of_stock"])
+            for line in row.decoded("goal")["cart"]:
+                variants = store.variants_of(line["product_id"])
+                if len(variants) < 2:
+                    continue
+                lines += 1
+                stocked = [
+                    v["variant_id"]
+                    for v in variants
+                    if v["stock_qty"] >= line["quantity"] and v["variant_id"] not in gone
+                ]
+                assert len(stocked) >= 2, (row.task_id, line)
+    assert lines > 20
