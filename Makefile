@@ -39,11 +39,15 @@ demo: install ## The whole pipeline on a small default: catalog, index, tasks, o
 
 # `pytest`, not `python -m pytest`: the latter puts the working directory on sys.path, where the
 # verifiers/ folder would shadow the PyPI package of that name.
+# Tests run in up to four pytest-xdist workers (one per core): on two cores the fast suite takes
+# 3 minutes instead of 5. Each worker builds the session fixtures once.
+PYTEST := $(BIN)/pytest -q -p no:cacheprovider -n auto --maxprocesses 4
+
 test: install ## Run the test suite (fast tests; what CI runs).
-	$(BIN)/pytest -q -m "not slow" -p no:cacheprovider
+	$(PYTEST) -m "not slow"
 
 test-all: install ## Run every test, slow ones included.
-	$(BIN)/pytest -q -p no:cacheprovider
+	$(PYTEST)
 
 lint: install ## ruff check and format check.
 	$(BIN)/ruff check .
