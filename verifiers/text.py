@@ -365,10 +365,13 @@ def code_stated(text: str, code: str) -> bool:
 #: ("1Z", "94", "7", "C") and 12 digits. No word boundary is asked for on either side: a
 #: number glued to a word ("REF1Z…", "…1111x") is still written, and a boundary would let a
 #: list of such numbers hide every one but the right one.
-_TRACKING_LIKE = re.compile(r"(?:\d[a-z][ \-./]?)?\d(?:[ \-./]?\d){10,}")
-#: An order id (three dash-separated digit groups): a long number, but not a tracking one.
-_ORDER_ID = re.compile(r"\d{3}-\d{7}-\d{7}")
-_NOT_DIGIT = re.compile(r"\D")
+_TRACKING_LIKE = re.compile(
+    r"(?=\d)(?:"  # a token starts with a digit: the look-ahead skips other places at once
+    r"(\d{3}-\d{7}-\d{7})"  # an order id (group 1): a long number, but not a tracking one
+    r"|(?:\d[a-z][ \-./]?)?\d(?:[ \-./]?\d){10,})"
+)
+#: What a tracking-like token holds besides its digits (it is read lower-cased).
+_NOT_DIGITS = str.maketrans("", "", " -./abcdefghijklmnopqrstuvwxyz")
 
 
 def only_code_stated(text: str, code: str) -> bool:
@@ -377,11 +380,15 @@ def only_code_stated(text: str, code: str) -> bool:
     Quoting the tracking number of every order states the right one among them: the customer
     was not told which is theirs. Grouped digits count as one token, so spacing the others
     out does not hide them; tokens are told apart by their digits, so a letter glued on in
-    front ("REF1Z…") neither hides another number nor makes the right one another.
+    front ("REF1Z…") neither hides another number nor makes the right one another. Order
+    ids are matched first, in the same scan, and skipped.
     """
-    own = _NOT_DIGIT.sub("", code)
-    tokens = _TRACKING_LIKE.finditer(_ORDER_ID.sub(" ", text.lower()))
-    others = {_NOT_DIGIT.sub("", m.group(0)) for m in tokens} - {own}
+    own = code.lower().translate(_NOT_DIGITS)
+    others = {
+        m.group(0).translate(_NOT_DIGITS)
+        for m in _TRACKING_LIKE.finditer(text.lower())
+        if m.group(1) is None
+    } - {own}
     return code_stated(text, code) and not others
 
 
