@@ -94,6 +94,13 @@ class EpisodeState:
         if product_id not in self.shown_ids and product_id not in self.unshown_used_ids:
             self.unshown_used_ids.append(product_id)
 
+    def answered_slots(self) -> set[str]:
+        """Slot names the customer's replies stated (what ``ask_user`` recorded per question).
+
+        Verifiers read it to tell an asked fact from a guessed one.
+        """
+        return {name for q in self.extra.get("questions", []) for name in q.get("answered", [])}
+
     def cart_quantity(self, product_id: str) -> int:
         """Units of ``product_id`` in the cart over all its variants."""
         return sum(q for (pid, _), q in self.cart.items() if pid == product_id)

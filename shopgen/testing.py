@@ -10,8 +10,9 @@ agent is told, the oracle passes only ids and search words it was told or shown
 The degenerate policies are the cheats the closest public peer fell for: doing nothing,
 answering in one turn, made-up ids, recommending every search hit, adding everything seen to
 the cart, claiming every status, asking the customer forever; and the red-team's (issue #7):
-one shown id recommended k times (or padded with NULs to look like k ids), a blind answer hedged over every status, date and carrier,
-and a refusal naming every reason a return can be refused for.
+one shown id recommended k times (or padded with NULs to look like k ids), a blind answer
+hedged over every status, date and carrier, and a refusal naming every reason a return can
+be refused for.
 """
 
 from __future__ import annotations

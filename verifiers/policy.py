@@ -103,7 +103,7 @@ def _asked(state: EpisodeState) -> set[str]:
     A rule that tests only the ``large_item`` tag needs ``large_item`` (the task's
     ``needed``): "Is it a large item?" asks it, and so does the prompt's "product category".
     """
-    asked = {name for q in state.extra.get("questions", []) for name in q.get("answered", [])}
+    asked = state.answered_slots()
     return asked | {"large_item"} if "category" in asked else asked
 
 

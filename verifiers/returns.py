@@ -61,11 +61,6 @@ def _facts_to_ask(task: TaskRow) -> frozenset[str]:
 _to_ask = PerObject(_facts_to_ask)
 
 
-def _asked(state: EpisodeState) -> set[str]:
-    """The slots the customer's replies stated, as the questions recorded them."""
-    return {name for q in state.extra.get("questions", []) for name in q.get("answered", [])}
-
-
 def _order_of(args: dict[str, Any]) -> Any:
     """The order a call names, as the tools read it (they strip blanks around the id)."""
     order_id = args.get("order_id")
@@ -115,7 +110,7 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
             return -1.0, False, {"started": 0}
         variants = decoded(task, "episode").get("variant_attrs", {})
         parts = _eligible_parts(goal, done, variants)
-        parts["asked"] = _to_ask(task) <= _asked(state)
+        parts["asked"] = _to_ask(task) <= state.answered_slots()
     else:
         reasons, said_not_eligible = _refusal_stated(text)
         parts = {

@@ -529,10 +529,14 @@ def fee_percents_stated(text: str) -> list[float]:
     conflicting 90% one. Only for a fee: "10% back" on a discount is the discount.
     """
     text = _digits(text)
-    shares = [(m.span(), float(m.group(1) or m.group(2))) for m in _REFUND_SHARE_RE.finditer(text)]
-    fees = [100.0 - share for _, share in shares]
+    fees: list[float] = []
+    shares: list[tuple[int, int]] = []
+    for m in _REFUND_SHARE_RE.finditer(text):
+        shares.append(m.span())
+        with contextlib.suppress(ValueError):
+            fees.append(100.0 - float((m.group(1) or m.group(2)).replace(",", "")))
     for m in _PERCENT_RE.finditer(text):
-        if not any(a <= m.start() < b for (a, b), _ in shares):
+        if not any(a <= m.start() < b for a, b in shares):
             with contextlib.suppress(ValueError):
                 fees.append(float(m.group(1).replace(",", "")))
     return fees

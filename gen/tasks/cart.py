@@ -138,8 +138,8 @@ Version history:
           named that is not theirs is rejected stating theirs (13 of 13). Replies only.
     1.5 — a product, variant or order id holding a NUL names nothing (a fixed-width id array
           compared "ID" and "ID" + NUL equal): NUL-padded copies of one product counted as k
-          distinct real recommendations and as products the stock check did not know. A padded id added to the cart is unknown.
-          Every task id changes with the version.
+          distinct real recommendations and as products the stock check did not know. A
+          padded id added to the cart is unknown. Every task id changes with the version.
           Also, the stock list never singles out a wanted variant: another variant keeps stock
           for the item's quantity (an item is drawn only so, and p_oos leaves one such
           sibling). Before, it was the only one on 60 of 513 variant lines at d = 4–12 on 5k

@@ -7,12 +7,15 @@ letters, odd digits, huge numbers) must grade, not raise.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shopgen.schemas.envs import ENV_NAMES
 from shopgen.testing import scored_with_final
+from shopgen.verifiers.text import fee_percents_stated, numbers_stated
 
 #: Pieces the readers look for, so generated texts reach their deeper branches.
 _PIECES = [
@@ -46,6 +49,12 @@ _PIECES = [
     "Federal Express",
     "final sale",
     "return window",
+    "90% back",
+    "a refund of 1,000.5 percent",
+    "3) Yes",
+    "(b) no",
+    "REF1Z111111111111",
+    "218-0075245-0541472 7",
 ]
 _TEXTS = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=12)), max_size=12).map(
     " ".join
@@ -67,3 +76,13 @@ def test_any_final_text_grades_within_bounds(factory, rows, name, text):
     assert oracle.is_correct
     assert -1.0 <= score.reward <= 1.0
     assert -1.0 <= score.r_task <= 1.0
+
+
+@given(text=_TEXTS)
+def test_fee_percents_are_the_percents_but_for_shares_paid_back(text):
+    # The policy grader reads a restocking fee with fee_percents_stated: whatever the text,
+    # it returns numbers, and only a share paid back ("90% back") reads other than "N%".
+    fees = fee_percents_stated(text)
+    if not re.search(r"back|refund|returned to you", text, re.I):
+        assert sorted(fees) == sorted(numbers_stated(text, "percent"))
+    assert all(isinstance(f, float) for f in fees)
