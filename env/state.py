@@ -94,12 +94,18 @@ class EpisodeState:
         if product_id not in self.shown_ids and product_id not in self.unshown_used_ids:
             self.unshown_used_ids.append(product_id)
 
-    def answered_slots(self) -> set[str]:
-        """Slot names the customer's replies stated (what ``ask_user`` recorded per question).
+    def answered_slots(self, before: int | None = None) -> set[str]:
+        """Slot names the customer's replies stated, in turns before ``before`` when given.
 
-        Verifiers read it to tell an asked fact from a guessed one.
+        What ``ask_user`` recorded per question. Verifiers read it to tell an asked fact from a guessed one: an answer heard in the
+        turn of an action, or after it, cannot have informed it.
         """
-        return {name for q in self.extra.get("questions", []) for name in q.get("answered", [])}
+        return {
+            name
+            for q in self.extra.get("questions", [])
+            if before is None or q["turn"] < before
+            for name in q.get("answered", [])
+        }
 
     def cart_quantity(self, product_id: str) -> int:
         """Units of ``product_id`` in the cart over all its variants."""

@@ -110,7 +110,7 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
             return -1.0, False, {"started": 0}
         variants = decoded(task, "episode").get("variant_attrs", {})
         parts = _eligible_parts(goal, done, variants)
-        parts["asked"] = _to_ask(task) <= state.answered_slots()
+        parts["asked"] = _to_ask(task) <= state.answered_slots(before=done[0][1].get("turn"))
     else:
         reasons, said_not_eligible = _refusal_stated(text)
         parts = {

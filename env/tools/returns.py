@@ -213,7 +213,10 @@ def _started(ctx: ToolContext, info: dict[str, Any], what: str, record: dict[str
     ctx.state.extra.setdefault("return_lines", {})[key] = f"{what}_started"
     rid = stable_hash(ctx.task.task_id, what, key, bits=40)
     ident = f"{'R' if what == 'return' else 'X'}{rid:012d}"
-    ctx.state.extra.setdefault(f"{what}s", []).append({"id": ident, **record})
+    # The turn (the state's record only): a fact asked in a later turn was not asked for it.
+    ctx.state.extra.setdefault(f"{what}s", []).append(
+        {"id": ident, "turn": ctx.state.turns, **record}
+    )
     return ident
 
 

@@ -33,7 +33,8 @@ Reward and is_correct:
     target line checked (and no line of an order the customer cannot mean), and the final
     message says it is not eligible and names the one true reason; an eligible start is
     correct only when the facts left for the agent (``start_facts_to_ask``: the method, and
-    the reason, action or exchange values the first message left out) were asked. Eligible:
+    the reason, action or exchange values the first message left out) were asked before it
+    (the start's record holds its turn). Eligible:
     r_task = 2·(parts right / 4) − 1 over line, action, reason and method (or variant), at
     most 0 when more than one was started or a left-out fact was guessed, not asked, −1 when
     nothing was started or the line is wrong. Not
@@ -175,9 +176,10 @@ Version history:
           personalised rule refused no line. 5 of 1,300 tasks at d = 0–12 on 5k products change
           (refusal ``final_sale`` → ``personalised``); no other task. The return tools show the
           new fee on opened items only for opened hygiene items, which are refused anyway.
-    2.9 — a start is correct only when the facts the customer left for the agent were asked:
-          the return method (never said unasked), and the reason, action or exchange values
-          the first message left out; a right guess earns at most 0. Without asking, "drop
+    2.9 — a start is correct only when the facts the customer left for the agent were asked
+          in a turn before it: the return method (never said unasked), and the reason, action
+          or exchange values the first message left out; a right guess earns at most 0, and
+          so does one asked about after the start. Without asking, "drop
           off" was correct on 39 of 78 eligible returns (reward +0.71) and "mail" on 37
           (+0.56), d = 0–12 on 5k products; now on none (0.00 and −0.09). Also, an order or
           product id holding a NUL names nothing (discovery 1.9). Every task id changes.

@@ -805,3 +805,20 @@ def test_a_return_method_guessed_right_is_not_correct(shop_env, tasks):
         assert score.r_task <= 0
         tried += 1
     assert tried > 0
+
+
+def test_asking_the_method_after_the_start_is_not_asking(shop_env, tasks):
+    """A guess first and the question after it: the answer cannot have chosen the method."""
+    tried = 0
+    for g in tasks:
+        goal = g.row.decoded("goal")
+        if not (goal["eligible"] and goal["action"] == "return"):
+            continue
+        guessed = _without_asking(json.loads(g.row.oracle), "return method")
+        late = assistant_message(90, [("ask_user", {"question": "What is the return method?"})])
+        score, state = play(shop_env, g.row, [*guessed[:-1], late, guessed[-1]])
+        assert "method" in state.answered_slots()  # asked, and answered, but too late
+        assert not score.details["parts"]["asked"]
+        assert not score.is_correct
+        tried += 1
+    assert tried > 0
