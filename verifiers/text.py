@@ -350,28 +350,53 @@ def status_stated(text: str, truth: str) -> bool:
     )
 
 
-#: What a written code may be spaced out with.
-_SQUASH = re.compile(r"[\s\-]")
+#: What may set a written code's digit groups apart: up to two of a space of any width but a
+#: line break, a dash of any kind, an underscore, a dot or a slash (a tracking-like token
+#: also reads across one bare comma).
+_SEP = r"(?:[^\S\n]|[\-\u2010-\u2015\u2212_./])"
+#: Characters a code may carry that no reader sees: zero-width ones, soft hyphens, Markdown.
+_INVISIBLE_CHARS = "\u200b\u200c\u200d\u2060\ufeff\u00ad`*"
+_INVISIBLE = str.maketrans("", "", _INVISIBLE_CHARS)
+#: ``_INVISIBLE`` and every ``_SEP`` character, deleted (a translation: a regex pass over
+#: the whole text cost as much as the scan).
+_SQUASHED = str.maketrans(
+    "",
+    "",
+    _INVISIBLE_CHARS
+    + "".join(c for c in map(chr, range(0x3001)) if c.isspace() and c != "\n")
+    + "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212_./",
+)
+
+
+def _code_text(text: str) -> str:
+    return text.translate(_INVISIBLE).lower()
 
 
 def code_stated(text: str, code: str) -> bool:
-    """A code (tracking number, order id) appears, ignoring case, spaces and dashes."""
-    return _SQUASH.sub("", code.lower()) in _SQUASH.sub("", text.lower())
+    """A code (tracking number, order id) appears, ignoring case and group separators."""
+    return code.translate(_SQUASHED).lower() in text.translate(_SQUASHED).lower()
 
 
-#: The digits of a tracking-number-like token: 11+ digits, each group maybe set apart by a
-#: space, dash, dot or slash ("1Z 2672 1545 5453"), after a digit-letter prefix whose digit
-#: counts ("1Z…", which may stand apart). The world's tracking numbers are a carrier prefix
-#: ("1Z", "94", "7", "C") and 12 digits. No word boundary is asked for on either side: a
-#: number glued to a word ("REF1Z…", "…1111x") is still written, and a boundary would let a
-#: list of such numbers hide every one but the right one.
+#: A tracking-number-like token: 11+ digits in groups set apart by ``_SEP``, after a
+#: digit-letter prefix whose digit counts ("1Z…", which may stand apart). The world's
+#: tracking numbers are a carrier prefix ("1Z", "94", "7", "C") and 12 digits. No word
+#: boundary is asked for on either side: a number glued to a word ("REF1Z…", "…1111x") is
+#: still written, and a boundary would let a list of such numbers hide every one but the
+#: right one.
 _TRACKING_LIKE = re.compile(
     r"(?=\d)(?:"  # a token starts with a digit: the look-ahead skips other places at once
-    r"(\d{3}-\d{7}-\d{7})"  # an order id (group 1): a long number, but not a tracking one
-    r"|(?:\d[a-z][ \-./]?)?\d(?:[ \-./]?\d){10,})"
+    # An order id (group 1), its groups set apart or not: a long number, but not a tracking one.
+    rf"(\d{{3}}{_SEP}?\d{{7}}{_SEP}?\d{{7}})(?!{_SEP}?\d)"
+    rf"|(?:\d[a-z]{_SEP}{{0,2}})?\d(?:(?:{_SEP}{{0,2}}|,)\d){{10,}})"
 )
-#: What a tracking-like token holds besides its digits (it is read lower-cased).
-_NOT_DIGITS = str.maketrans("", "", " -./abcdefghijklmnopqrstuvwxyz")
+_NOT_DIGIT = re.compile(r"\D")
+#: A calendar date (2026-02-24, 02/24/2026): read apart before the scan, so dates written
+#: side by side ("2026-02-24/2026-02-26") make no long number. A tracking number's random
+#: digits seldom form one, so a number cannot hide in them.
+_DATE_LIKE = re.compile(
+    r"\b(?:(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+    r"|(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])/(?:19|20)\d\d)\b"
+)
 
 
 def only_code_stated(text: str, code: str) -> bool:
@@ -380,16 +405,17 @@ def only_code_stated(text: str, code: str) -> bool:
     Quoting the tracking number of every order states the right one among them: the customer
     was not told which is theirs. Grouped digits count as one token, so spacing the others
     out does not hide them; tokens are told apart by their digits, so a letter glued on in
-    front ("REF1Z…") neither hides another number nor makes the right one another. Order
-    ids are matched first, in the same scan, and skipped.
+    front ("REF1Z…") neither hides another number nor makes the right one another. The
+    right number must itself be read as a token: written in a way the scan does not read
+    (no-break spaces once), it hid every other number written the same way. Order ids are
+    matched first, in the same scan, and skipped.
     """
-    own = code.lower().translate(_NOT_DIGITS)
-    others = {
-        m.group(0).translate(_NOT_DIGITS)
-        for m in _TRACKING_LIKE.finditer(text.lower())
+    tokens = {
+        _NOT_DIGIT.sub("", m.group(0))
+        for m in _TRACKING_LIKE.finditer(_DATE_LIKE.sub(";", _code_text(text)))
         if m.group(1) is None
-    } - {own}
-    return code_stated(text, code) and not others
+    }
+    return tokens == {_NOT_DIGIT.sub("", code)} and code_stated(text, code)
 
 
 def date_stated_alone(
@@ -429,7 +455,9 @@ _MONEY_RE = (
     re.compile(rf"\b{_NUM}\s*(?:dollars?|usd)\b", re.I),
     re.compile(rf"\busd\s?{_NUM}", re.I),
 )
-_PERCENT_RE = re.compile(rf"\b{_NUM}\s*(?:%|percent\b|per cent\b)", re.I)
+#: "N%", "N percent", "N-percent", "N per cent", "N pct" (and the fullwidth sign).
+_PERCENT = r"[\s-]*(?:[%\uff05]|percent\b|per cent\b|pct\b)"
+_PERCENT_RE = re.compile(rf"\b{_NUM}{_PERCENT}", re.I)
 _DAYS_RE = re.compile(
     rf"\b{_NUM}[\s-]*(?:calendar[\s-]+|business[\s-]+|working[\s-]+)?days?\b", re.I
 )
@@ -445,8 +473,12 @@ _INTERJECTION = (
 _LIST_MARKER = r"(?:^|\n|[.!?:;]\s)\W*(?:\(?(?:\d{1,2}|[a-h])\)|\d{1,2}\s*[-\u2013\u2014])"
 _YES_NO = re.compile(
     rf"(?:{_LIST_MARKER}|^|[.!?:;\n]\s*|\banswer is\s+|\bor\s+"
-    rf"|\b{_INTERJECTION}\W+(?:but\s+)?)\W*(yes|no)\b"
-    r"(?![\s-]+(?:problem|worries|worry)\b)",
+    rf"|\b{_INTERJECTION}\W+(?:but\s+)?)\W*(yes|no|nope)\b"
+    r"(?![\s-]+(?:problem|worries|worry)\b)"
+    # "No" before a word opens a sentence about something ("No receipt is needed", "No
+    # doubt"), unless the word begins the answer's reason ("No, you can't", "No it isn't").
+    r"(?!(?<=no)\s+(?!(?:sorry|unfortunately|i|i'm|you|it|that|this|we|they|there|not"
+    r"|thanks|thank|ma'am|sir|way|longer|sadly|regrettably|afraid)\b)\w)",
     re.I,
 )
 #: Sentence openers that say yes or no without the word ("Absolutely, …", "I'm afraid not").
@@ -511,13 +543,18 @@ def _floats(patterns: tuple[re.Pattern[str], ...], text: str, scale: float = 1.0
 
 
 #: A percentage said as the share paid back ("90% back", "90% of the price back", "90%
-#: refunded", "a 90% refund", "refund of 90%"): group 1 or 2 is the share.
+#: refunded", "a 90% refund", "refund of 90%", "you'd receive 90% of the price"): group 1,
+#: 2 or 3 is the share.
+_OF_THE_PRICE = (
+    r"\s+of\s+(?:the\s+|your\s+|its\s+)?(?:\w+\s+)?"
+    r"(?:price|cost|purchase|amount|total|money|payment)"
+)
 _REFUND_SHARE_RE = re.compile(
-    rf"\b{_NUM}\s*(?:%|percent\b|per cent\b)(?:\s+(?:of\s+)?(?:the\s+|your\s+|its\s+)?"
-    r"(?:\w+\s+)?(?:price|cost|purchase|amount|total|money|payment))?"
+    rf"\b{_NUM}{_PERCENT}(?:{_OF_THE_PRICE})?"
     r"\s+(?:(?:is|are|will\s+be|gets?)\s+)?"
     r"(?:back|refunded|refund(?!\s+(?:fee|charge|deduction))|returned to you)\b"
-    rf"|\brefund(?:ed)?\s+(?:of\s+)?{_NUM}\s*(?:%|percent\b|per cent\b)",
+    rf"|\brefund(?:ed)?\s+(?:of\s+)?{_NUM}{_PERCENT}"
+    rf"|\b(?:receive|get|recover|be paid)\s+(?:back\s+)?{_NUM}{_PERCENT}{_OF_THE_PRICE}",
     re.I,
 )
 
@@ -534,7 +571,8 @@ def fee_percents_stated(text: str) -> list[float]:
     for m in _REFUND_SHARE_RE.finditer(text):
         shares.append(m.span())
         with contextlib.suppress(ValueError):
-            fees.append(100.0 - float((m.group(1) or m.group(2)).replace(",", "")))
+            share = m.group(1) or m.group(2) or m.group(3)
+            fees.append(100.0 - float(share.replace(",", "")))
     for m in _PERCENT_RE.finditer(text):
         if not any(a <= m.start() < b for a, b in shares):
             with contextlib.suppress(ValueError):

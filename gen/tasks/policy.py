@@ -189,6 +189,10 @@ Version history:
           55 fee tasks (d = 0–12, 5k products), now right; "10% back" on a discount is still
           the discount. A yes or no after a list marker ("3) Yes.", "(2) No.", "b) No") is an
           answer. Every task id changes with the version.
+          Also, "15-percent", "15 pct" and "15％" are percentages, "you'd receive 85% of the
+          price" a share paid back (each was wrong on 12 of 12 fee tasks), and a sentence
+          opening "No <noun>" ("No receipt is needed") is no second answer (6 of 6 wrong);
+          "Nope" is a no.
 """
 
 from __future__ import annotations

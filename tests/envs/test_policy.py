@@ -180,6 +180,9 @@ def _goal(value, unit, topic, kind="number"):
         ("You get ninety percent of your money back.", 10.0, "percent", "restocking_fee"),
         ("There's no fee: you get 100% back.", 0.0, "percent", "restocking_fee"),
         ("You get 10% back on that quantity.", 10.0, "percent", "bulk_discount"),
+        ("There is a 15-percent restocking fee.", 15.0, "percent", "restocking_fee"),
+        ("A 15% fee, so you'd receive 85% of the price.", 15.0, "percent", "restocking_fee"),
+        ("The restocking fee is 15 pct.", 15.0, "percent", "restocking_fee"),
     ],
 )
 def test_honest_number_phrasings(text, value, unit, topic):
@@ -223,6 +226,9 @@ def test_the_new_readings_let_no_wrong_number_through(text, value, unit, topic):
         ("The fee is 10%.\n(2) No.", False),
         ("b) No, sorry.", False),
         ("2 - Yes, I checked.", True),
+        # A sentence opening "No <noun>" is about the noun, not a second answer.
+        ("Yes. No receipt is needed.", True),
+        ("Nope, sorry.", False),
     ],
 )
 def test_honest_yes_no_phrasings(text, value):
@@ -237,6 +243,7 @@ def test_honest_yes_no_phrasings(text, value):
         "You can return it. You can't return it.",
         "The answer depends: you may or may not.",
         "1) Yes. 2) No.",
+        "Yes. No way.",
     ],
 )
 def test_a_hedge_over_yes_and_no_is_no_answer(text):

@@ -381,6 +381,15 @@ def test_every_orders_tracking_number_does_not_state_the_tracking_number(factory
         ("It is 1Z267215455453 or 1Z.1111.1111.1111 or 94/1111/1111/1111/11.", False),
         ("Your tracking number: REF1Z267215455453.", True),
         ("Tracking 1Z267215455453 (order no. 703-0001488-0481154).", True),
+        # Grouped by a separator the scan did not read while code_stated squashed it: a list of
+        # every order's number, the right one among them, passed.
+        ("1Z\u00a02672\u00a01545\u00a05453 or 94\u00a01111\u00a01111\u00a01111\u00a011", False),
+        ("Yours is 1Z267215455453; others: 1Z\u20091111\u20091111\u20091111.", False),
+        ("Yours is 1Z267215455453, or 1Z1111,1111,1111.", False),
+        ("Yours is 1Z267215455453 or 1Z\u200b111111111111.", False),
+        ("Tracking: 1Z\u00a02672\u00a01545\u00a05453.", True),
+        ("Delivered between 2026-02-24/2026-02-26; tracking 1Z267215455453.", True),
+        ("Order 703.0001488.0481154, tracking 1Z267215455453.", True),
     ],
 )
 def test_other_tracking_numbers_are_seen_whatever_their_prefix_or_spacing(text, stated):
