@@ -97,8 +97,9 @@ class EpisodeState:
     def answered_slots(self, before: int | None = None) -> set[str]:
         """Slot names the customer's replies stated, in turns before ``before`` when given.
 
-        What ``ask_user`` recorded per question. Verifiers read it to tell an asked fact from a guessed one: an answer heard in the
-        turn of an action, or after it, cannot have informed it.
+        What ``ask_user`` recorded per question. Verifiers read it to tell an asked fact from
+        a guessed one: an answer heard in the turn of an action, or after it, cannot have
+        informed it.
         """
         return {
             name

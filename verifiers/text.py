@@ -357,14 +357,12 @@ _SEP = r"(?:[^\S\n]|[\-\u2010-\u2015\u2212_./])"
 #: Characters a code may carry that no reader sees: zero-width ones, soft hyphens, Markdown.
 _INVISIBLE_CHARS = "\u200b\u200c\u200d\u2060\ufeff\u00ad`*"
 _INVISIBLE = str.maketrans("", "", _INVISIBLE_CHARS)
-#: ``_INVISIBLE`` and every ``_SEP`` character, deleted (a translation: a regex pass over
-#: the whole text cost as much as the scan).
+#: ``_INVISIBLE`` and every ``_SEP`` character (none lies past U+3000), deleted: a
+#: translation, as a regex pass over the whole text cost as much as the scan.
 _SQUASHED = str.maketrans(
     "",
     "",
-    _INVISIBLE_CHARS
-    + "".join(c for c in map(chr, range(0x3001)) if c.isspace() and c != "\n")
-    + "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212_./",
+    _INVISIBLE_CHARS + "".join(c for c in map(chr, range(0x3001)) if re.fullmatch(_SEP, c)),
 )
 
 

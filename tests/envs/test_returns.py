@@ -788,37 +788,36 @@ def _without_asking(messages: list[dict], label: str) -> list[dict]:
     return out
 
 
+def _method_guesses(tasks) -> list[tuple]:
+    """(row, goal, the oracle's messages without asking the method) per eligible return."""
+    return [
+        (g.row, goal, _without_asking(json.loads(g.row.oracle), "return method"))
+        for g in tasks
+        if (goal := g.row.decoded("goal"))["eligible"] and goal["action"] == "return"
+    ]
+
+
 def test_a_return_method_guessed_right_is_not_correct(shop_env, tasks):
     """The customer never says the method unasked: naming the right one without asking is a
     lucky guess (right in about half of all eligible returns: 39 of 78 for drop-off before
     2.9), not a correct return. It earns at most 0."""
-    tried = 0
-    for g in tasks:
-        goal = g.row.decoded("goal")
-        if not (goal["eligible"] and goal["action"] == "return"):
-            continue
-        guessed = _without_asking(json.loads(g.row.oracle), "return method")
-        score, state = play(shop_env, g.row, guessed)
+    guesses = _method_guesses(tasks)
+    for row, goal, guessed in guesses:
+        score, state = play(shop_env, row, guessed)
         assert state.extra["returns"][0]["method"] == goal["method"]
         assert not score.details["parts"]["asked"]
         assert not score.is_correct
         assert score.r_task <= 0
-        tried += 1
-    assert tried > 0
+    assert guesses
 
 
 def test_asking_the_method_after_the_start_is_not_asking(shop_env, tasks):
     """A guess first and the question after it: the answer cannot have chosen the method."""
-    tried = 0
-    for g in tasks:
-        goal = g.row.decoded("goal")
-        if not (goal["eligible"] and goal["action"] == "return"):
-            continue
-        guessed = _without_asking(json.loads(g.row.oracle), "return method")
-        late = assistant_message(90, [("ask_user", {"question": "What is the return method?"})])
-        score, state = play(shop_env, g.row, [*guessed[:-1], late, guessed[-1]])
+    late = assistant_message(90, [("ask_user", {"question": "What is the return method?"})])
+    guesses = _method_guesses(tasks)
+    for row, _, guessed in guesses:
+        score, state = play(shop_env, row, [*guessed[:-1], late, guessed[-1]])
         assert "method" in state.answered_slots()  # asked, and answered, but too late
         assert not score.details["parts"]["asked"]
         assert not score.is_correct
-        tried += 1
-    assert tried > 0
+    assert guesses
