@@ -88,7 +88,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "cart",
-        "1.5",
+        "1.6",
         "build the exact cart the customer asks for",
         *_COMMON,
         "top_k",
@@ -114,7 +114,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "bundle",
-        "1.5",
+        "1.6",
         "recommend one product per category of a project within budget",
         *_COMMON,
         "top_k",
@@ -124,7 +124,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "2.9",
+        "3.0",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

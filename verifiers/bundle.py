@@ -87,8 +87,30 @@ _parsed = PerObject(_parse)
 
 
 def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
-    """Grade the latest recommendation: category coverage F1, stock, and the budget."""
-    return grade(decoded(task, "goal"), state)
+    """Grade the latest recommendation: coverage F1, stock, the budget, and that it was asked.
+
+    A customer who named only the project lists the kinds they need when asked. A list
+    recommended without hearing them is a guess from the project (the whole project, or the
+    kinds a stated budget fits): however well it happens to match, it earns at most 0 and is
+    not correct, as a guessed start is in ``returns``.
+    """
+    r_task, correct, details = grade(decoded(task, "goal"), state)
+    asked = _to_ask(task) <= state.answered_slots()
+    if asked:
+        return r_task, correct, details
+    return min(r_task, 0.0), False, {**details, "asked": False}
+
+
+def _kinds_to_ask(task: TaskRow) -> frozenset[str]:
+    """The must-have slots the customer states only when asked (none when listed up front)."""
+    if decoded(task, "goal")["listed"]:
+        return frozenset()
+    slots = decoded(task, "user_script")["slots"]
+    return frozenset(s["name"] for s in slots if s["name"].startswith("must."))
+
+
+#: Per (frozen) task row: the must-have slots its list needs asked (:func:`_kinds_to_ask`).
+_to_ask = PerObject(_kinds_to_ask)
 
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:

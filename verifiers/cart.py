@@ -49,10 +49,51 @@ def unit_f1(wanted: Counter[Key], got: Counter[Key]) -> tuple[Fraction, Fraction
 
 
 def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
-    """Grade the final cart against the goal's cart (remembered: the details are shared)."""
+    """Grade the final cart against the goal's cart, and that left-out details were asked.
+
+    A quantity or variant value the first message left out is the customer's to say. A cart
+    built without asking guessed it (one unit is the likeliest quantity, so a guess is often
+    right): however well it matches, it earns at most 0 and is not correct, as a guessed
+    start is in ``returns``. The cart's own grading is remembered (the details are shared).
+    """
     goal = decoded(task, "goal")
     graded = _graded(goal)
-    return graded.remember(tuple(state.cart.items()), lambda: grade(_goal_units(goal), state.cart))
+    r_task, correct, details = graded.remember(
+        tuple(state.cart.items()), lambda: grade(_goal_units(goal), state.cart)
+    )
+    if _to_ask(task) <= state.answered_slots():
+        return r_task, correct, details
+    return min(r_task, 0.0), False, {**details, "asked": False}
+
+
+def details_to_ask(task: TaskRow) -> frozenset[str]:
+    """The left-out quantity and variant slots of the items the first message described.
+
+    What a change of mind states is said unasked: a new variant value, an added item (one
+    unit, as the oracle adds it), and an item swapped for another, whose old variant values
+    no longer describe anything in the cart (its quantity still does).
+    """
+    script = decoded(task, "user_script")
+    switch = script.get("switch") or {}
+    changed = {name for name, _ in switch.get("changes", ())}
+    swapped = tuple(
+        name.removesuffix("desc") for name in changed if switch.get("kind") == "swap_item"
+    )
+    described = tuple(
+        s["name"].removesuffix("desc") for s in script["slots"] if s["name"].endswith(".desc")
+    )
+    return frozenset(
+        name
+        for s in script["slots"]
+        if s["omitted"]
+        and (name := s["name"]).startswith(described)
+        and name not in changed
+        and not (".variant." in name and name.startswith(swapped))
+    )
+
+
+#: Per (frozen) task row: the details its cart needs asked (:func:`details_to_ask`).
+_to_ask = PerObject(details_to_ask)
 
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:

@@ -24,7 +24,8 @@ Reward and is_correct:
     recommended products' categories (only in-stock ones cover) and the required ones, halved
     when the total price exceeds the budget; r_task = 2·that − 1 (−1 with no recommendation).
     Correct iff every required category is covered exactly once, by in-stock products only,
-    within budget.
+    within budget. A withheld list must have been asked for (its must-have slots answered):
+    otherwise r_task is at most 0 and the task is not correct.
 Difficulty axes used:
     p_missing (the list is withheld), p_oos (the cheapest products of each category are out of
     stock in the episode), p_switch (raise the budget / add a kind mid-conversation), top_k and
@@ -78,6 +79,12 @@ Version history:
           distinct real recommendations and as products the stock check did not know.
           Padded copies of the oracle's first pick scored r_task −0.33 and −0.67 at d = 3 and
           8 on 5k products; now −1. Every task id changes with the version.
+    1.6 — a withheld list must be asked for: a recommendation made without the customer's
+          must-have slots answered is a guess from the project and earns at most 0, never
+          correct. The whole project, the dearest kind dropped until the budget fits,
+          recommended without asking scored +0.65 mean reward and was correct on 16 of 149
+          withheld tasks (d = 0–12, 5k products); now 0 of 58, +0.00. Rows are unchanged
+          but for the version (so every task id changes).
 """
 
 from __future__ import annotations

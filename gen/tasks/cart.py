@@ -20,7 +20,8 @@ Hidden goal:
 Reward and is_correct:
     ``verifiers.cart`` compares the final cart with the goal unit by unit over (product,
     variant): exact precision/recall as fractions, r_task = 2·F1 − 1 (−1 for an empty cart);
-    correct iff the cart equals the goal exactly.
+    correct iff the cart equals the goal exactly and every left-out detail was asked
+    (``verifiers.cart.details_to_ask``; otherwise r_task is at most 0).
 Difficulty axes used:
     T_max, B_tool (turn and call budgets), p_missing (omitted variants/quantities), p_noise,
     top_k and eps_rank (what search shows), p_oos (sibling variants and look-alike products out
@@ -144,6 +145,14 @@ Version history:
           for the item's quantity (an item is drawn only so, and p_oos leaves one such
           sibling). Before, it was the only one on 60 of 513 variant lines at d = 4–12 on 5k
           products (the catalog's stock or p_oos), and a left-out variant needed no question.
+    1.6 — a left-out detail must be asked (``verifiers.cart.details_to_ask``: the omitted
+          quantity and variant slots of the items the first message described, less what a
+          change of mind states): a cart built without hearing them is a guess and earns at
+          most 0, never correct. One unit is the likeliest quantity, so a policy that never
+          asked, took one unit and a random in-stock variant was correct on 35 of 188 tasks
+          that left something out (24 of 41 that left out quantities only; +0.11 mean reward,
+          +0.61 on those), d = 0–12, 5k products; now 0 of 83 (−0.21). Rows are unchanged
+          but for the version (so every task id changes).
 """
 
 from __future__ import annotations

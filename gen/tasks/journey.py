@@ -323,6 +323,9 @@ Version history:
           (ids holding a NUL name nothing). Every task id changes with the version.
           Also, its cart steps are drawn as cart 1.5's: the stock list never singles out a
           wanted variant.
+    3.0 — its cart and bundle steps are graded as cart 1.6 and bundle 1.6: their left-out
+          details and withheld lists must be asked, each step reading its own questions
+          (``verifiers.journey.QUESTION_ENVS``). Every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -193,9 +193,10 @@ def test_eps_rank_changes_what_search_shows(shop_env):
     assert shown(0.0) != shown(0.4)
 
 
-def _state(store, ids, out_of_stock=()):
+def _state(store, ids, out_of_stock=(), asked=()):
     state = EpisodeState()
     state.turns = 3
+    state.extra["questions"] = [{"turn": 1, "answered": list(asked)}]
     state.recommendations = list(ids)
     state.extra["recommended_facts"] = {
         pid: {
@@ -224,14 +225,17 @@ def test_grading_is_exact(rows, store):
     for row in rows[::3]:
         ids = _oracle_ids(row)
         goal = row.decoded("goal")
-        full = verify(row, _state(store, ids), [])
+        must = _musts(row)
+        full = verify(row, _state(store, ids, asked=must), [])
         assert full.is_correct
         assert full.r_task == 1
-        assert verify(row, _state(store, ids[::-1]), []).r_task == 1  # order is not graded
-        fewer = verify(row, _state(store, ids[1:]), [])
+        assert (
+            verify(row, _state(store, ids[::-1], asked=must), []).r_task == 1
+        )  # order is not graded
+        fewer = verify(row, _state(store, ids[1:], asked=must), [])
         assert fewer.r_task < 1
         assert not fewer.is_correct
-        oos = verify(row, _state(store, ids, out_of_stock={ids[0]}), [])
+        oos = verify(row, _state(store, ids, {ids[0]}, asked=must), [])
         assert oos.r_task < 1
         assert not oos.is_correct
         same_cat = [
@@ -241,16 +245,40 @@ def test_grading_is_exact(rows, store):
             )["product_id"].to_list()
             if p not in ids
         ][:1]
-        twice = verify(row, _state(store, ids + same_cat), [])
+        twice = verify(row, _state(store, ids + same_cat, asked=must), [])
         assert twice.r_task < 1
         assert not twice.is_correct
         if goal["budget"] is not None:
             poorer = {**goal, "budget": 1}
             tight = row.model_copy(update={"goal": json.dumps(poorer)})
-            over = verify(tight, _state(store, ids), [])
+            over = verify(tight, _state(store, ids, asked=must), [])
             assert over.r_task < 1
             assert not over.is_correct
-        assert verify(row, _state(store, []), []).r_task == -1
+        assert verify(row, _state(store, [], asked=must), []).r_task == -1
+
+
+def _musts(row):
+    """The must-have slots of a row's customer (listed or told when asked)."""
+    return [s["name"] for s in row.decoded("user_script")["slots"] if s["name"].startswith("must.")]
+
+
+def test_a_withheld_list_must_be_asked(rows, store):
+    """Recommending the right kinds without asking for a withheld list is a guess: ≤ 0."""
+    withheld = [row for row in rows if not row.decoded("goal")["listed"]]
+    assert withheld
+    for row in withheld:
+        ids = _oracle_ids(row)
+        must = _musts(row)
+        assert verify(row, _state(store, ids, asked=must), []).is_correct
+        for heard in ([], must[:-1]):
+            guessed = verify(row, _state(store, ids, asked=heard), [])
+            assert not guessed.is_correct
+            assert guessed.r_task == 0
+        wrong = verify(row, _state(store, ids[1:]), [])
+        assert wrong.r_task <= 0
+        assert not wrong.is_correct
+    listed = next(row for row in rows if row.decoded("goal")["listed"])
+    assert verify(listed, _state(store, _oracle_ids(listed)), []).is_correct
 
 
 def test_degenerate_policies_never_win(shop_env, rows):

@@ -27,7 +27,7 @@ from shopgen.gen.tasks.base import Redraw, call
 from shopgen.schemas.errors import ShopgenError
 from shopgen.schemas.task import TaskRow
 from shopgen.taskgen import TaskFactory, assistant_message
-from shopgen.verifiers.cart import unit_f1, verify
+from shopgen.verifiers.cart import details_to_ask, unit_f1, verify
 from shopgen.verifiers.replay import play
 from shopgen.verifiers.reward import MAX_REWARD
 
@@ -342,7 +342,7 @@ def _row(goal_cart: list[dict]) -> TaskRow:
         tools="[]",
         goal=json.dumps({"cart": goal_cart, "min_turns": 1}),
         episode="{}",
-        user_script="{}",
+        user_script=json.dumps({"slots": []}),
         oracle="[]",
         shopgen_version="0",
         catalog_id="c",
@@ -458,3 +458,30 @@ def test_the_stock_list_never_singles_out_the_wanted_variant(factory, indexed_ca
                 ]
                 assert len(stocked) >= 2, (row.task_id, line)
     assert lines > 20
+
+
+def test_left_out_details_must_be_asked(tasks) -> None:
+    """The goal's exact cart built without asking a left-out detail is a guess: at most 0."""
+    rows = [g.row for made in tasks.values() for g in made]
+    asking = [row for row in rows if details_to_ask(row)]
+    assert len(asking) >= 5
+    for row in asking:
+        goal = row.decoded("goal")
+        exact = {
+            (line["product_id"], line["variant_id"]): line["quantity"] for line in goal["cart"]
+        }
+        needed = sorted(details_to_ask(row))
+        assert verify(row, _asked(_state(exact), needed), []).is_correct
+        for heard in ([], needed[1:]):
+            guessed = verify(row, _asked(_state(exact), heard), [])
+            assert not guessed.is_correct
+            assert guessed.r_task == 0
+    told = next(row for row in rows if not details_to_ask(row))
+    goal = told.decoded("goal")
+    exact = {(line["product_id"], line["variant_id"]): line["quantity"] for line in goal["cart"]}
+    assert verify(told, _state(exact), []).is_correct
+
+
+def _asked(state: EpisodeState, slots: list[str]) -> EpisodeState:
+    state.extra["questions"] = [{"turn": 1, "answered": slots}]
+    return state
