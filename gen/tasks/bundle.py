@@ -83,8 +83,13 @@ Version history:
           must-have slots answered is a guess from the project and earns at most 0, never
           correct. The whole project, the dearest kind dropped until the budget fits,
           recommended without asking scored +0.65 mean reward and was correct on 16 of 149
-          withheld tasks (d = 0–12, 5k products); now 0 of 58, +0.00. Rows are unchanged
-          but for the version (so every task id changes).
+          withheld tasks (d = 0–12, 5k products); now 0 of 58, +0.00.
+          Also, a noun that names a node of another leaf's taxonomy path is no kind's name
+          (``_names_another_path``): "athletic shoes", unique in kids' sneaker titles, is the
+          parent of running shoes, whose cards its search showed 7 to 1 and whose path says
+          "Athletic Shoes"; an honest agent's running shoes were graded the wrong kind (4 of
+          260 tasks, d = 0–12, 5k products). Kids' sneakers had no other name, so the back to
+          school project draws without them (118 kinds of 119).
 """
 
 from __future__ import annotations
@@ -182,6 +187,7 @@ class _Index:
             key[0]: frame for key, frame in in_stock.group_by("category_id", maintain_order=True)
         }
         naming = titles_naming(products, [n for cat in sorted(nouns) for n in nouns[cat]])
+        paths = {cat.id: {p.lower() for p in cat.path} for _, cat in tax.leaves()}
         out: dict[str, Kind] = {}
         for cat in sorted(nouns):
             frame = groups.get(cat)
@@ -190,7 +196,8 @@ class _Index:
             counts = {}
             for n in nouns[cat]:
                 count, cats = naming.get(n.lower(), (0, []))
-                counts[n.lower()] = count if cats == [cat] else None
+                unique = cats == [cat] and not _names_another_path(n, cat, paths)
+                counts[n.lower()] = count if unique else None
             aliases = tuple(n for n, c in counts.items() if c is not None)
             if aliases:
                 out[cat] = Kind(
@@ -213,6 +220,24 @@ class _Index:
             if len(cats) >= 2:
                 out.append((project.name, cats))
         return out
+
+
+def _names_another_path(noun: str, category: str, paths: dict[str, set[str]]) -> bool:
+    """Whether ``noun`` names a taxonomy node on another leaf's path but not on its own.
+
+    Such a noun is ambiguous to an agent who reads paths: "athletic shoes", unique in kids'
+    sneaker titles, is also the parent of running shoes ("Shoes > Athletic Shoes > Running
+    Shoes"), so running shoes found for it were graded the wrong kind.
+    """
+    pattern = noun_pattern(noun)
+    own = paths[category]
+    return any(
+        pattern.search(node)
+        for leaf, nodes in paths.items()
+        if leaf != category
+        for node in nodes
+        if node not in own
+    )
 
 
 def titles_naming(products: pl.DataFrame, nouns: list[str]) -> dict[str, tuple[int, list[str]]]:

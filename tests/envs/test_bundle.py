@@ -401,3 +401,17 @@ def test_a_listed_first_message_says_the_list_is_complete(shop_env):
             nouns = [c["noun"] for c in row.decoded("goal")["categories"]]
             assert "has to include" not in text, text
             assert "all I need is " + nouns[0] in text, text
+
+
+def test_no_kind_is_named_by_another_leafs_path(factory):
+    """A kind's names never name a taxonomy node on another leaf's path (off its own)."""
+    tax = factory.ctx.store_taxonomy
+    paths = {cat.id: {p.lower() for p in cat.path} for _, cat in tax.leaves()}
+    kinds = _index(factory.ctx).kinds
+    assert len(kinds) >= 50
+    for category, kind in kinds.items():
+        for alias in kind.aliases:
+            for leaf, nodes in paths.items():
+                off_path = nodes - paths[category] if leaf != category else set()
+                assert not any(noun_pattern(alias).search(node) for node in off_path), alias
+    assert "kids_sneakers" not in kinds  # "athletic shoes" also heads running shoes' path
