@@ -124,7 +124,9 @@ def test_remembered_cart_grading_equals_grading_anew(goal_cart, final):
         if q > 0
     ]
     goal = json.dumps({"cart": lines, "min_turns": 2})
-    row = TaskRow.model_construct(goal=goal, theta={"T_max": 8})
+    row = TaskRow.model_construct(
+        goal=goal, user_script=json.dumps({"slots": []}), theta={"T_max": 8}
+    )
     state = EpisodeState(cart=dict(final), turns=3)
     first = cart.verify(row, state, [])
     first.details["missing"].append(["mutated by a caller"])  # must not reach the memo
