@@ -67,8 +67,44 @@ _EXCHANGE_FIELD = re.compile(r"^steps\.(?P<step>\d+)\.exchange\.[^.]+$")
 #: Rendered replies one compiled script remembers before it starts over.
 _REPLIES_LIMIT = 1024
 
-_MONEY = ("budget", "price", "spend", "cost", "afford", "how much", "maximum price", "expensive")
-_DAYS = ("delivery", "shipping", "arrive", "how soon", "how fast", "deliver", "ship", "days")
+_MONEY = (
+    "budget",
+    "price",
+    "spend",
+    "cost",
+    "afford",
+    "how much",
+    "maximum price",
+    "expensive",
+    # How much in other words: each got "I don't know" from a customer holding a budget on
+    # every discovery, substitution, journey and bundle task that left it out (447 asks).
+    "pay",
+    "spending",
+    "your max",
+    "the most you",
+    "keep it under",
+    "stay under",
+    "stay within",
+    "under a certain",
+)
+_DAYS = (
+    "delivery",
+    "shipping",
+    "arrive",
+    "how soon",
+    "how fast",
+    "deliver",
+    "ship",
+    "days",
+    # "Do you have a deadline?", "What's your timeline?", "How long can you wait?": "I'm not
+    # sure" from a customer holding a delivery limit (364 of 364 asks).
+    "deadline",
+    "timeline",
+    "time frame",
+    "timeframe",
+    "wait",
+    "when do you need",
+)
 #: How soon, asked of the customer's need rather than of delivery: "Do you need it fast?" got
 #: "I'm not sure" from a customer whose delivery limit or preference said how fast.
 _URGENCY = (
@@ -82,9 +118,37 @@ _URGENCY = (
     "by when",
 )
 _RATING = ("rating", "star", "review", "rated")
-_QTY = ("quantity", "how many", "qty", "number of", "units", "pieces", "amount", "count")
+_QTY = (
+    "quantity",
+    "how many",
+    "qty",
+    "number of",
+    "units",
+    "pieces",
+    "amount",
+    "count",
+    # Proposed counts: "Just one of each?" got "I'm not sure" from a cart customer wanting 4.
+    "one of each",
+    "one or more",
+    "more than one",
+)
 _COLOR = ("color", "colour", "shade", "hue", "tint")
 _ITEM = ("which item", "what item", "which product", "what product", "looking for")
+#: An item's condition: "Is it still sealed?" and "What state is the item in?" got "I'm not
+#: sure" or the item (38 and 52 of 52 asks).
+_CONDITION = (
+    "condition",
+    "opened",
+    "unopened",
+    "damaged",
+    "used",
+    "sealed",
+    "packaging",
+    "in the box",
+    "unused",
+    "state is the item",
+    "state is it",
+)
 #: Words asking for the whole list of what the customer wants: "Can you list everything
 #: again?" and "What do you need?" got "I'm not sure" from a cart customer (a bundle's
 #: must-haves answer "need" already). A journey's requests answer the first ones only: its
@@ -105,6 +169,22 @@ _LIST = (
     "what do you need",
     "what you need",
 )
+#: Words asking which of the customer's orders they mean, whatever they tell it by.
+_WHICH_ORDER = (
+    "order number",
+    "which order",
+    "which purchase",
+    "which of your order",
+    "order do you mean",
+    "order are you",
+    "order is it",
+    "identify the order",
+    "right order",
+    "about the order",
+    "several order",
+    "multiple order",
+    "more than one order",
+)
 #: A label's head word → its other spelling ("Which flavour?" for a "coffee flavor").
 _SPELLED = {"flavor": ("flavour",), "flavour": ("flavor",), "color": ("colour",)}
 
@@ -120,20 +200,108 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "rating_min": _RATING,
     "ship_days_max": (*_DAYS, *_URGENCY),
     "brand": ("brand", "make", "manufacturer", "maker", "label"),
-    "order_ref": ("order number", "which order", "order id", "order ref", "reference", "order no"),
-    "ref": ("order number", "which order", "order id", "order ref", "reference"),
-    "order_date": ("order date", "when did you order", "when did you place", "placed", "date"),
-    "reason": ("reason", "why", "wrong", "problem", "issue"),
-    "action": ("return or exchange", "exchange", "refund", "replace", "replacement", "money back"),
+    "order_ref": (*_WHICH_ORDER, "order id", "order ref", "reference", "order no"),
+    "ref": (*_WHICH_ORDER, "order id", "order ref", "reference"),
+    # A customer who tells their order by its day answers "Which order?" with it: "Which order
+    # is it?" and "Do you have an order number?" got "I don't know" whenever the day was the
+    # only way to tell it (22 of 52 status, returns and journey asks).
+    "order_date": (
+        "order date",
+        "when did you order",
+        "when did you place",
+        "placed",
+        "date",
+        *_WHICH_ORDER,
+    ),
+    "reason": (
+        "reason",
+        "why",
+        "wrong",
+        "problem",
+        "issue",
+        # "What happened?" and "Is it defective?" got "I'm not sure" (30 of 30 returns asks).
+        "happened",
+        "made you",
+        "defective",
+        "faulty",
+        "broken",
+        "not working",
+    ),
+    "action": (
+        "return or exchange",
+        "exchange",
+        "refund",
+        "replace",
+        "replacement",
+        "money back",
+        # "What would you like to do with it?" got "I'm not sure" (28 of 28 returns asks).
+        "do with it",
+        "like me to do",
+        "want me to do",
+        "outcome",
+        "resolve",
+        "swap",
+    ),
     "desc": (*_ITEM, *_LIST),
     "item": _ITEM,
     "product_title": _ITEM,
     "seen": ("when did you see", "when did you look", "viewed", "looked at", "saw"),
-    "k_rec": ("how many option", "option", "choice", "suggestion"),
-    "category": ("kind of", "type of", "category"),
+    # "How many items should I suggest?" got the journey's items, not the count.
+    "k_rec": ("how many option", "option", "choice", "suggestion", "suggest", "recommend"),
+    # The kind of product asked as "What's the item?": a policy customer said "I'm not sure"
+    # to each of these (576 asks), a discovery one to "What are you buying?".
+    "category": (
+        "kind of",
+        "type of",
+        "category",
+        "what item",
+        "which item",
+        "what product",
+        "which product",
+        "what is the item",
+        "what s the item",
+        "what is the product",
+        "what s the product",
+        "item is it",
+        "product is it",
+        "product is this",
+        "item are you",
+        "did you buy",
+        "are you buying",
+    ),
     "topic": ("question", "topic", "want to know"),
-    "project": ("project", "what for"),
-    "must": ("must have", "need", "essential", "required", *_LIST),
+    # "What's it for?" reads "what s it for": "what for" never matched (44 of 44 bundle asks).
+    "project": (
+        "project",
+        "what for",
+        "it for",
+        "this for",
+        "occasion",
+        "purpose",
+        "shopping for",
+        "working on",
+    ),
+    # A project's list: "What's on your list?", "Which items should I get?" and "What should I
+    # add?" got "I'm not sure" (74 of 74 bundle and journey asks each).
+    "must": (
+        "must have",
+        "need",
+        "essential",
+        "required",
+        *_LIST,
+        "your list",
+        "which item",
+        "which product",
+        "what item",
+        "what product",
+        "should i get",
+        "should i add",
+        "should i find",
+        "find for you",
+        "include",
+        "in the bundle",
+        "looking for",
+    ),
     # "What would you like to know about it?" got "I'm not sure" on every status task.
     "want": (
         "what do you need",
@@ -144,11 +312,17 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "want to know",
         "need to know",
         "find out",
+        # "What information do you need?", "What can I check for you?" (31 of 31 status asks).
+        "information",
+        "check for you",
+        "exactly do you need",
+        "details",
+        "help with",
     ),
     # A journey's requests: "Can you list everything again?" listed its cart's and bundle's
     # items alone, and a policy question or a replacement to find went unsaid (28 of 28
     # journeys at d = 0-12 on 5k products); "What can I help you with?" got "I'm not sure".
-    "goal": (*_EVERYTHING, "help you with", "looking for"),
+    "goal": (*_EVERYTHING, "help you with", "looking for", "how can i help"),
     "days": ("how long ago", "how many days", "days since", "delivered"),
     "method": (
         "refund method",
@@ -178,9 +352,27 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "how do you want to send",
         "how are you returning",
         "how are you sending",
+        # "How do you plan to return the item?" got the item (105 of 105 asks).
+        "plan to return",
+        "get it back",
+        "get the item back",
+        "return the item",
     ),
-    "order_total": ("total", "order total"),
-    "tier": ("membership", "tier", "member"),
+    "order_total": ("total", "order total", "order value", "subtotal", "order come to"),
+    # "Do you have a paid plan?", "Which plan are you on?": "No idea" (75 of 75 asks each).
+    "tier": (
+        "membership",
+        "tier",
+        "member",
+        "paid plan",
+        "which plan",
+        "your plan",
+        "plan are you",
+        "subscription",
+        "subscribed",
+        "account type",
+        "status with us",
+    ),
     # The policy documents test "Alaska and Hawaii" and "the contiguous US": an agent asks
     # in those words, or for where the customer is, rather than for a "state".
     "state": (
@@ -200,9 +392,27 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "sent to",
         "deliver to",
         "delivered to",
+        # "Where should it be shipped?", "What's your zip code?" (54 of 54 asks each).
+        "where should it be",
+        "where will it be",
+        "where is it going",
+        "zip",
+        "postcode",
+        "postal code",
     ),
-    "item_condition": ("condition", "opened", "unopened", "damaged", "used"),
-    "condition": ("condition", "opened", "unopened", "damaged", "used"),
+    "item_condition": _CONDITION,
+    "condition": _CONDITION,
+    # "How do you want it shipped?", "Which delivery option?" (18 of 22 asks each).
+    "ship_method": (
+        "want it shipped",
+        "delivery option",
+        "shipping option",
+        "shipping method",
+        "shipping speed",
+        "delivery method",
+    ),
+    # "How big is the item?" (92 of 92 asks): the policy's own words ask "large", "bulky"…
+    "large_item": ("how big", "how large", "size of the item", "size is the item", "dimension"),
 }
 
 #: Slot kind → words that ask about it (specific words).
@@ -252,8 +462,12 @@ KIND_WORDS: dict[str, tuple[str, ...]] = {
 #: product search answer it: a policy question's facts must still be asked for by name.
 _OPEN = (
     "requirement",
-    "anything else",
-    "something else",
+    "else",
+    "everything",
+    "tell me more",
+    "information",
+    "clarify",
+    "specification",
     "other",
     "specific",
     "feature",
@@ -270,6 +484,8 @@ _OPEN = (
 #: don't know", so only the axis's own name ("which storage?") got the value wanted.
 EXCHANGE_WORDS = (
     "instead",
+    "replaced with",
+    "for the exchange",
     "exchange it for",
     "exchange them for",
     "exchange this for",
@@ -287,16 +503,18 @@ WEAK_WORDS: dict[str, tuple[str, ...]] = {
     "desc": ("item", "product"),
     "item": ("item", "product"),
     "product_title": ("item", "product"),
-    "order_ref": ("order",),
-    "ref": ("order",),
-    "order_date": ("when",),
+    # "Which one do you mean?" of the customer's orders (52 of 52 asks got "I don't know").
+    "order_ref": ("order", "which one"),
+    "ref": ("order", "which one"),
+    "order_date": ("when", "which one"),
     "seen": ("when",),
-    "attr": ("variant", "option", "which one", "version", *_OPEN),
+    "attr": ("variant", "option", "which one", "version", "style", *_OPEN),
     "price_max": _OPEN,
     "rating_min": _OPEN,
     "ship_days_max": _OPEN,
     "brand": _OPEN,
-    "variant": ("variant", "option", "which one", "version", "style"),
+    # "What kind of toothbrush?" got "I don't know" (63 of 64 cart asks).
+    "variant": ("variant", "option", "which one", "version", "style", "kind of", "type of"),
 }
 
 _STOP = frozenset(

@@ -64,7 +64,7 @@ _COMMON = ("T_max", "B_tool", "p_missing", "p_noise")
 ENVS: tuple[EnvSpec, ...] = (
     _spec(
         "discovery",
-        "1.9",
+        "1.10",
         "find products meeting m constraints and recommend k of them",
         *_COMMON,
         "m",
@@ -76,7 +76,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "substitution",
-        "1.8",
+        "1.9",
         "recommend compatible substitutes for an out-of-stock product",
         *_COMMON,
         "m",
@@ -88,7 +88,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "cart",
-        "1.6",
+        "1.7",
         "build the exact cart the customer asks for",
         *_COMMON,
         "top_k",
@@ -98,23 +98,23 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "returns",
-        "2.9",
+        "2.10",
         "return or exchange the right order line under the store policy",
         *_COMMON,
         "H_orders",
         "p_switch",
     ),
-    _spec("status", "2.7", "tell the customer where an order is", *_COMMON, "H_orders"),
+    _spec("status", "2.8", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
-        "2.5",
+        "2.6",
         "answer a store-policy question decided by B_branch clauses",
         *_COMMON,
         "B_branch",
     ),
     _spec(
         "bundle",
-        "1.6",
+        "1.7",
         "recommend one product per category of a project within budget",
         *_COMMON,
         "top_k",
@@ -124,7 +124,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "3.0",
+        "3.1",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

@@ -90,6 +90,11 @@ Version history:
           "Athletic Shoes"; an honest agent's running shoes were graded the wrong kind (4 of
           260 tasks, d = 0–12, 5k products). Kids' sneakers had no other name, so the back to
           school project draws without them (118 kinds of 119).
+    1.7 — the customer answers "What's it for?", "What's the occasion?" (the project: 44
+          of 44 asks got "I'm not sure"), "What's on your list?", "Which items should I get?",
+          "What should I add?" (the must-haves: 74 of 74 each) and "What's your max?" (the
+          budget), as discovery 1.10 tells. Replies only; every task id changes with the
+          version.
 """
 
 from __future__ import annotations

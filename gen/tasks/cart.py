@@ -153,6 +153,11 @@ Version history:
           that left something out (24 of 41 that left out quantities only; +0.11 mean reward,
           +0.61 on those), d = 0–12, 5k products; now 0 of 83 (−0.21). Rows are unchanged
           but for the version (so every task id changes).
+    1.7 — the customer answers a proposed count ("Just one of each?", "One or more?": 36 of
+          36 asks got "I'm not sure") and a variant asked as the item's kind ("What kind of
+          electric toothbrush?": 63 of 64), as discovery 1.10 tells. An open question ("Any
+          other details?") still gets none of the left-out details: they are asked for by
+          name. Replies only; every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -180,6 +180,21 @@ Version history:
           distinct real recommendations and as products the stock check did not know.
           The oracle's first pick padded k ways scored r_task 1.0 (reward +0.83) at d = 3
           and 8 on 5k products; now −1 (−0.83). Every task id changes with the version.
+    1.10 — the customer understands the everyday words an assistant asks in (``env.user``:
+          ``_MONEY``, ``_DAYS``, ``_QTY``, ``_WHICH_ORDER``, ``_CONDITION``, ``NAME_WORDS``,
+          ``WEAK_WORDS``, ``_OPEN``, ``EXCHANGE_WORDS``). An audit asked 20,704 questions that
+          name a fact, phrased as a capable assistant would, on 350 tasks of all eight
+          environments (5k products, d = 2–12); 77.0% got the fact, now 98.8%, and none
+          answered before is missed now. Each of these got "I'm not sure" on every task that
+          left its fact out: "What's the most you'd like to pay?", "What's your spending
+          limit?" (447 asks), "Do you have a deadline?", "How long can you wait?" (364), "What
+          are you buying?", "Any particular style?", "How many products should I recommend?";
+          and an open question in other words ("What else should I know?", "Tell me more",
+          "Can you give me more information?") gets every constraint as "Any other
+          requirements?" does ("What else should I know?" got "I don't know" on 31 of 64
+          discovery and substitution tasks that left one out). Replies only; tasks are drawn
+          as before (the oracles' transcripts are byte-identical on 224 tasks of all eight
+          environments). Every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -326,6 +326,9 @@ Version history:
     3.0 — its cart and bundle steps are graded as cart 1.6 and bundle 1.6: their left-out
           details and withheld lists must be asked, each step reading its own questions
           (``verifiers.journey.QUESTION_ENVS``). Every task id changes with the version.
+    3.1 — its customer understands the everyday words of discovery 1.10, substitution
+          1.9, cart 1.7, returns 2.10, status 2.8, policy 2.6 and bundle 1.7. Replies only;
+          every task id changes with the version.
 """
 
 from __future__ import annotations

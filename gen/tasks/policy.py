@@ -193,6 +193,14 @@ Version history:
           price" a share paid back (each was wrong on 12 of 12 fee tasks), and a sentence
           opening "No <noun>" ("No receipt is needed") is no second answer (6 of 6 wrong);
           "Nope" is a no.
+    2.6 — the customer answers facts asked in everyday words, as discovery 1.10 tells:
+          "Do you have a paid plan?", "Which plan are you on?" (the tier: 75 of 75 asks got
+          "No idea"), "What's the item?", "What did you buy?" (the category: 576 asks), "Where
+          should it be shipped?", "What's your zip code?" (the state), "Is it still sealed?",
+          "What state is the item in?" (the condition), "What did you pay for it?", "What's the
+          subtotal?", "How do you want it shipped?", "How big is the item?". An open question
+          still gets none of them: a policy's facts are asked for by name. Replies only;
+          every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -130,6 +130,10 @@ Version history:
           grouped by no-break spaces passed on 22 of 22 tracked tasks with candidates (d =
           0–12, 5k products), now on none. Order ids in any grouping and calendar dates
           written side by side ("2026-02-24/2026-02-26") no longer read as other numbers.
+    2.8 — the customer answers "What information do you need?", "What can I check for
+          you?" (31 of 31 asks got "I'm not sure") and tells an order by its day when asked
+          "Which order do you mean?", as discovery 1.10 tells. Replies only; every task id
+          changes with the version.
 """
 
 from __future__ import annotations

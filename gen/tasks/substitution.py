@@ -180,6 +180,10 @@ Version history:
           distinct real recommendations and as products the stock check did not know.
           The oracle's first pick padded k ways scored r_task 1.0 (reward +0.83) at d = 3
           and 8 on 5k products; now −1 (−0.83). Every task id changes with the version.
+    1.9 — the customer understands the everyday words an assistant asks in, as discovery
+          1.10's ("What's your spending limit?", "How long can you wait?", "How many products
+          should I recommend?", "What else should I know?"). Replies only; every task id
+          changes with the version.
 """
 
 from __future__ import annotations
