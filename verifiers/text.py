@@ -44,6 +44,13 @@ _DAY_MONTH = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?(?:,?\s+(\d{{4}}))?\b", re.I
 )
 _SLASH = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
+#: What a number counts when it is not an amount of money: after "$4.99 - " a "2 business
+#: days" is a delivery time, not the top of a price range.
+_COUNT_UNIT = (
+    r"\s*(?:[%\uff05]|(?:percent|per cent|pct|calendar|business|working|days?|weeks?|months?"
+    r"|years?|hours?|hrs?|minutes?|mins?|items?|units?|pieces?|orders?|times?|am|pm|a\.m"
+    r"|p\.m|payments?|installments?|lbs?|pounds?|kg|oz|miles?)\b)"
+)
 #: Every month name starts with one of these: a text holding none names no month. Looked for
 #: in the case-folded text, which holds them wherever the case-insensitive regexes see them
 #: ("ſep", with a long s, folds to "sep", as ``re.I`` reads it).
@@ -61,7 +68,14 @@ STATUS_WORDS: dict[str, tuple[str, ...]] = {
 #: Words true of an order that has shipped and is not delivered yet, whichever of the two
 #: statuses the store shows: "it has shipped and is on its way" tells a shipped order's status.
 UNDER_WAY = "under_way"
-_UNDER_WAY_WORDS = ("on its way", "on the way", "en route", "heading your way", "headed your way")
+_UNDER_WAY_WORDS = (
+    "on its way",
+    "on the way",
+    "en route",
+    "heading your way",
+    "headed your way",
+    "making its way",
+)
 #: Statuses whose words may accompany another status without contradicting it.
 COMPATIBLE: dict[str, frozenset[str]] = {
     "shipped": frozenset({UNDER_WAY}),
@@ -80,11 +94,14 @@ HISTORY: dict[str, frozenset[str]] = {
 }
 _LEAD = (
     r"(?:\bis\b|\bwas\b|\bhas\b|\bhave\b|\bbeen\b|\bgot\b|'s\b|\bstatus\b\s*(?:is|:)?"
-    r"|\bcurrently\b|\bnow\b|\balready\b)"
+    r"|\bcurrently\b|\bnow\b|\balready\b|\b(?:shows?|shown|showing|listed|marked)\s+as\b)"
 )
 #: What the order is called when it is the subject of a bare past verb ("your order shipped",
 #: "the package arrived on March 4"): history told in the past tense.
 _SUBJECT = r"\b(?:order|package|parcel|shipment|it|item|items)"
+#: An order id written after the order's name ("order 356-1234567-1234567 arrived"), digits
+#: zeroed as the statuses are read (:func:`_zeroed`).
+_ORDER_ID = r"(?:\s+#?\d[\d-]*\d)?"
 
 
 @lru_cache(maxsize=1024)
@@ -204,11 +221,148 @@ _RELATIVE = {"today": 0, "tomorrow": 1, "yesterday": -1}
 _RELATIVE_RE = re.compile(r"\b(today|tomorrow|yesterday)\b")
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 #: A weekday standing for a date ("arrives Friday", "last Tuesday"), not naming one's day
-#: ("Friday, March 6", "Fri 3/6": followed by a written date).
+#: ("Friday, March 6", "Fri 3/6", "Tuesday (Mar 17)": followed by a written date).
 _WEEKDAY_RE = re.compile(
     rf"\b(?:(this|next|last|coming|past)\s+)?({'|'.join(_WEEKDAYS)})\b"
-    rf"(?!,?\s+(?:the\s+)?(?:\d|{_MONTH}))"
+    rf"(?!,?\s+\(?(?:the\s+)?(?:\d|{_MONTH}))"
 )
+
+
+#: A date's day-of-month partners in a range or alternative ("Mar 6–8", "March 7 or 8", "6–8
+#: March", "between March 6 and 8"): group "tail" holds the partners written after the date.
+_DAY_TAIL = (
+    r"(?P<tail>(?:\s*(?:[-\u2010-\u2015]|\bto\b|\bor\b|\band\b|\bthrough\b|\bthru\b|&)\s*"
+    rf"(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\b(?![:.]\d|/|{_COUNT_UNIT}|\s+(?:of\s+)?(?:{_MONTH})\b))+)"
+)
+_MONTH_DAY_RANGE = re.compile(
+    rf"\b(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b{_DAY_TAIL}", re.I
+)
+_DAY_HEAD = re.compile(
+    rf"\b(?P<head>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:[-\u2010-\u2015]|\bto\b|\bor\b|\band\b|&)\s*"
+    rf"(?=\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})\b)",
+    re.I,
+)
+_DAY_NUMBER = re.compile(r"\d{1,2}")
+#: A day offset from the date just written: "March 6 or the day after", "or the next day", "or
+#: a day later", "give or take a couple of days", "± 2 days". The date's neighbours within the
+#: offset are stated with it.
+_OFFSET = re.compile(
+    r"\s*[,(—–-]?\s*(?:(?P<alt>or)\s+(?:the\s+)?(?:(?P<after>day after|next day|following day"
+    r"|day later|a day later)|(?P<before>day before|previous day|day earlier|a day earlier))"
+    r"|(?:give or take|plus or minus|±|\+/-|\+/−|more or less)\s*(?P<n>a|one|a day or two|two"
+    r"|a couple(?: of)?|a few|few|\d+)(?:\s+(?:business\s+)?days?)?)",
+    re.I,
+)
+_OFFSET_N = {"a": 1, "one": 1, "a day or two": 2, "two": 2, "a couple": 2, "a couple of": 2}
+_OFFSET_N |= {"a few": 3, "few": 3}
+#: A day of the month written alone, after a preposition or a weekday: "arrives on the 6th",
+#: "by the 28th", "Friday the 6th", "Fri 6th". Not a month's day ("the 6th of March", "March
+#: the 6th" are read as dates) nor a count ("the 2nd attempt").
+_WEEKDAY_NAMES = "|".join((*_WEEKDAYS, *(w[:3] for w in _WEEKDAYS), "tues", "thurs"))
+_BARE_DAY = re.compile(
+    rf"(?:\b(?:on|by|before|after|until|till|from|since|around|for|of)\s+the\s+"
+    rf"|\b(?P<wd>{_WEEKDAY_NAMES})\.?,?\s+(?:the\s+)?)(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b"
+    rf"(?!\s+(?:of\s+)?(?:{_MONTH})\b)"
+    r"(?![\s-]+(?:time|attempt|try|order|item|package|call|floor|day|week|month|year|percent)s?\b)",
+    re.I,
+)
+#: "in 4 days", "in 3-5 days", "4 days ago", "4 days from now": calendar days from today.
+_DAYS_FROM_TODAY = re.compile(
+    r"\bin\s+(\d{1,2})(?:\s*(?:[-\u2010-\u2015]|to|or)\s*(\d{1,2}))?\s+days?\b(?!\s+(?:of|after))"
+    r"|\b(\d{1,2})\s+days?\s+(ago|from\s+(?:now|today))\b",
+    re.I,
+)
+
+
+def _day_of_month(today: date, day: int, weekday: int | None) -> date | None:
+    """The date a day of the month written alone means.
+
+    Alone ("arrives on the 17th"), this month's: the month people leave out is the current
+    one. With a weekday ("Saturday the 14th"), the date nearest today with that day and that
+    weekday (ties to the earlier, looked for within a year either side): the weekday ties the
+    day to the calendar, and a month whose 14th is a Saturday is seldom nearer than a month.
+    """
+    if weekday is None:
+        return date(today.year, today.month, day) if _valid(today.year, today.month, day) else None
+    best = None
+    for k in range(-12, 13):
+        y, m = divmod(today.month - 1 + k, 12)
+        if not _valid(today.year + y, m + 1, day):
+            continue
+        cand = date(today.year + y, m + 1, day)
+        if cand.weekday() != weekday:
+            continue
+        if best is None or (abs((cand - today).days), cand) < (abs((best - today).days), best):
+            best = cand
+    return best
+
+
+def more_dates(text: str, *, year: int, today: date | None = None) -> set[date]:
+    """Dates :func:`dates_in` does not read: ranges, offsets and days without their month.
+
+    With ``today``, days written without their month or as days from today count too.
+    "Mar 6–8", "March 7 or 8" and "6–8 March" state every day of them; "March 6 or the day
+    after" and "give or take a couple of days" the neighbouring days too, so a hedge over dates
+    holds a wrong one. A day of the month written alone ("arrives on the 6th", "Friday the
+    6th") is that day of today's month (:func:`_day_of_month`), and "in 4 days" or "4 days
+    ago" counts from today: the answer is read against the episode's today alone, never
+    against the date asked about. Kept apart from :func:`dates_in`, whose fast paths are
+    checked against a reference of its forms.
+    """
+    found: set[date] = set()
+    low = plain(text)
+    if any(prefix in low for prefix in _MONTH_PREFIXES):
+        for m in _MONTH_DAY_RANGE.finditer(low):
+            base = dates_in(low[m.start() : m.start("tail")], year=year, today=today)
+            for first in base:
+                for raw in _DAY_NUMBER.findall(m.group("tail")):
+                    d = int(raw)
+                    y, mo = (first.year, first.month)
+                    if d < first.day:  # "March 30 - 2": the next month's
+                        y, mo = (y + 1, 1) if mo == 12 else (y, mo + 1)
+                    if _valid(y, mo, d):
+                        found.add(date(y, mo, d))
+        for m in _DAY_HEAD.finditer(low):
+            for later in dates_in(low[m.end() :][:40], year=year, today=today):
+                d = int(m.group("head"))
+                if d < later.day and _valid(later.year, later.month, d):
+                    found.add(date(later.year, later.month, d))
+    spans = [
+        (mt.start(), mt.end())
+        for pattern in (_ISO, _MONTH_DAY, _DAY_MONTH, _SLASH)
+        for mt in pattern.finditer(low)
+    ]
+    for start, stop in spans:
+        off = _OFFSET.match(low, stop)
+        if off is None:
+            continue
+        for first in dates_in(low[start:stop], year=year, today=today):
+            if off.group("alt"):
+                found.add(first + timedelta(days=1 if off.group("after") else -1))
+            else:
+                n = off.group("n").lower()
+                k = int(n) if n.isdigit() else _OFFSET_N.get(n, 1)
+                found |= {first + timedelta(days=i) for i in range(-k, k + 1) if i}
+    if today is not None:
+        for m in _BARE_DAY.finditer(low):
+            wd = m.group("wd")
+            weekday = None if wd is None else _weekday_index(wd)
+            if (near := _day_of_month(today, int(m.group("d")), weekday)) is not None:
+                found.add(near)
+        for m in _DAYS_FROM_TODAY.finditer(_digits(low)):
+            if m.group(1):
+                found |= {today + timedelta(days=int(n)) for n in m.group(1, 2) if n}
+            else:
+                found.add(
+                    today - timedelta(days=int(m.group(3)))
+                    if m.group(4) == "ago"
+                    else today + timedelta(days=int(m.group(3)))
+                )
+    return found
+
+
+def _weekday_index(name: str) -> int:
+    return next(i for i, w in enumerate(_WEEKDAYS) if w.startswith(name.lower()[:3]))
 
 
 def weekday_claims(text: str, today: date) -> list[frozenset[date]]:
@@ -234,19 +388,35 @@ def weekday_claims(text: str, today: date) -> list[frozenset[date]]:
     return claims
 
 
+#: What follows a present perfect told as history: "and" and a present clause that is no
+#: negation ("has been placed and is being processed"; not "… and is not processed yet",
+#: where "has been placed" is the status now).
+_THEN_NOW = (
+    r"(?=,?\s+and\s+(?:(?:it|is|has|'s|now|currently|already|still)\b\s*)+"
+    r"(?!not\b|never\b|yet\b|\w*n't\b)\w)"
+)
+
+
 def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
     """One status's words as one regex: after a lead ("is", "has been" …), after "status".
 
     Or offered as an alternative ("… or delivered"): a hedge over statuses asserts them all.
-    Or right after the order as a bare past verb ("your order shipped", "it arrived"), after
-    "and" ("it shipped on March 1 and arrived on the 4th"), or opening a line (a bullet:
-    "- Delivered: March 4"): these tell what happened, in the past.
+    Or right after the order as a bare past verb ("your order shipped", "order 356-… arrived":
+    an order id may stand between), after "and" ("it shipped on March 1 and arrived on the
+    4th"), or opening a line (a bullet: "- Delivered: March 4"): these tell what happened, in
+    the past, and so does the present perfect "has been …" followed by "and" and a present
+    clause ("has been placed and is being processed" tells the order's history, then its
+    status; "has been placed and is not processed yet" tells its status). A lead may end in a colon ("is:
+    Processing"), and a heading may set the status after the order by a dash or a colon
+    ("Order 123 — In transit"). "Shows as"/"listed as"/"marked as" lead too.
     """
     alts = "|".join(re.escape(w) for w in words)
     return re.compile(
-        rf"{_LEAD}(?:\s+\w+){{0,2}}?\s+(?:{alts})\b|\bstatus\b[^.]{{0,20}}\b(?:{alts})\b"
+        rf"(?P<past>\bha(?:s|ve)\s+(?:(?:already|now)\s+)?been\s+(?:{alts})\b{_THEN_NOW}"
+        rf"|(?:{_SUBJECT}{_ORDER_ID}|\band)\s+(?:{alts})\b|^[ \t>•·-]*(?:{alts})\b)"
+        rf"|{_LEAD}:?(?:\s+\w+){{0,2}}?\s+(?:{alts})\b|\bstatus\b[^.]{{0,20}}\b(?:{alts})\b"
         rf"|\bor\b(?:\s+\w+){{0,2}}?\s+(?:{alts})\b"
-        rf"|(?P<past>(?:{_SUBJECT}|\band)\s+(?:{alts})\b|^[ \t>•·-]*(?:{alts})\b)",
+        rf"|\b(?:order|package|parcel|shipment){_ORDER_ID}\s*(?:[:|\u2013\u2014]|\s-)\s*(?:{alts})\b",
         re.M,
     )
 
@@ -264,10 +434,27 @@ _NEGATION_REACH = 12
 #: Words that look like a status's but are not the order's: the agent telling what it did
 #: ("I have confirmed …", "we've received your question"), the delivery being confirmed
 #: ("delivery is confirmed for March 6"), and an order "being delivered" (it is on its way).
+#: A stage the order waits for ("awaiting processing", "ready to be shipped") is not its
+#: status yet; the store doing a stage's work ("we're preparing your order", "we are
+#: processing it") is the order being processed.
 _NOT_STATUS = (
     (re.compile(r"\b(?:i|we)(?:'ve| have)? (?:confirmed|received|checked)\b"), "i looked"),
     (re.compile(r"\bdelivery (?:is |was |has been )?(?:confirmed|scheduled)\b"), "delivery noted"),
     (re.compile(r"\bbeing delivered\b"), "in transit"),
+    (
+        re.compile(
+            r"\b(?:awaiting|pending|waiting (?:for|to be)|ready (?:for|to be)|about to be)"
+            r" (?:processing|processed|shipment|shipping|shipped|dispatch|dispatched|delivery"
+            r"|delivered)\b"
+        ),
+        "waiting",
+    ),
+    (
+        re.compile(
+            r"\bwe(?:'re| are) (?:currently |now |still )?(?:preparing|processing|packing)\b"
+        ),
+        "it is being prepared",
+    ),
 )
 
 
@@ -332,21 +519,67 @@ def _statements_of(text: str) -> Mapping[str, bool]:
     return MappingProxyType(said)
 
 
+def _possibility(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One status's words said as a possibility about the order now.
+
+    "It might have been delivered already", "it may have shipped", "it could already be
+    delivered", "it may also be shipped by now": a perfect after "may/might/could", or "be"
+    with "already"/"by now". Not a future event ("it could be delivered tomorrow") and not a
+    negation ("it may not have shipped").
+    """
+    alts = "|".join(re.escape(w) for w in words)
+    modal = r"\b(?:may|might|could)\s+(?:(?:also|well|even|very)\s+)*"
+    return re.compile(
+        rf"{modal}(?:already\s+)?have\s+(?:already\s+)?(?:been\s+)?(?:{alts})\b"
+        rf"|{modal}already\s+be\s+(?:{alts})\b"
+        rf"|{modal}be\s+(?:already\s+)?(?:{alts})\b(?=[^.;!?\n]{{0,30}}\b(?:already|by now)\b)"
+    )
+
+
+_POSSIBILITIES = {status: _possibility(tuple(words)) for status, words in _WORDS.items()}
+
+
+@lru_cache(maxsize=4096)
+def _possible_of(text: str) -> frozenset[str]:
+    low = _status_text(text)
+    return frozenset(
+        status
+        for status, pattern in _POSSIBILITIES.items()
+        if any(w in low for w in _WORDS[status]) and pattern.search(low)
+    )
+
+
+def possible_statuses(text: str) -> frozenset[str]:
+    """The statuses the text says the order may have now (:func:`_possibility`).
+
+    Not assertions (:func:`asserted_statuses` keeps the reading its fast paths are checked
+    against), but a status offered as possible is offered: "it is in transit (it might have
+    been delivered already)" hedges over two statuses, as "in transit or delivered" does.
+    """
+    return _possible_of(_zeroed(text))
+
+
 def status_stated(text: str, truth: str) -> bool:
     """The text asserts ``truth`` and no status that contradicts it.
 
     Compatible statuses (shipped, for an order in transit or delivered) may be asserted in any
     tense; the stages before ``truth`` (:data:`HISTORY`) only in the past tense, as history:
     "it has been placed and is not processed yet" claims a current status. Words true of any
-    order under way ("it's on its way") state a shipped or an in-transit order's status.
+    order under way ("it's on its way") state a shipped or an in-transit order's status. A
+    status said to be possible now (:func:`possible_statuses`) must be compatible too: a hedge
+    over statuses states a wrong one.
     """
     said = _statements(text)
     allowed = COMPATIBLE.get(truth, frozenset())
     history = HISTORY.get(truth, frozenset())
     stated = truth in said or (UNDER_WAY in said and UNDER_WAY in allowed and not said[UNDER_WAY])
-    return stated and all(
-        status == truth or status in allowed or (past and status in history)
-        for status, past in said.items()
+    return (
+        stated
+        and all(
+            status == truth or status in allowed or (past and status in history)
+            for status, past in said.items()
+        )
+        and all(status == truth or status in allowed for status in possible_statuses(text))
     )
 
 
@@ -433,7 +666,7 @@ def date_stated_alone(
     and so does a weekday written for a date (:func:`weekday_claims`): it states ``day`` when
     one of its readings is ``day``, and is another date when none is ``day`` or allowed.
     """
-    found = dates_in(text, year=year, today=today)
+    found = dates_in(text, year=year, today=today) | more_dates(text, year=year, today=today)
     claims = [frozenset({x}) for x in found]
     if today is not None:
         claims += weekday_claims(text, today)
@@ -474,14 +707,16 @@ _YES_NO = re.compile(
     rf"|\b{_INTERJECTION}\W+(?:but\s+)?)\W*(yes|no|nope)\b"
     r"(?![\s-]+(?:problem|worries|worry)\b)"
     # "No" before a word opens a sentence about something ("No receipt is needed", "No
-    # doubt"), unless the word begins the answer's reason ("No, you can't", "No it isn't").
+    # doubt"), unless the word begins the answer's reason ("No, you can't", "No it isn't")
+    # or its condition ("No if the item was used": a no, for that case).
     r"(?!(?<=no)\s+(?!(?:sorry|unfortunately|i|i'm|you|it|that|this|we|they|there|not"
-    r"|thanks|thank|ma'am|sir|way|longer|sadly|regrettably|afraid)\b)\w)",
+    r"|thanks|thank|ma'am|sir|way|longer|sadly|regrettably|afraid|if|unless|when|once"
+    r"|otherwise)\b)\w)",
     re.I,
 )
 #: Sentence openers that say yes or no without the word ("Absolutely, …", "I'm afraid not").
 _YES_NO_WORDS = re.compile(
-    r"(?:^|[.!?:;\n]\s*)\W*(absolutely|certainly|definitely|of course)\b"
+    r"(?:^|[.!?:;\n]\s*)\W*(absolutely|certainly|definitely|of course|sure)\b"
     rf"|\b({_INTERJECTION}\W+not|i'm afraid not|i am afraid not)\b",
     re.I,
 )
@@ -531,12 +766,55 @@ def _digits(text: str) -> str:
     return _WORD_NUMBER.sub(value, text)
 
 
-def _floats(patterns: tuple[re.Pattern[str], ...], text: str, scale: float = 1.0) -> list[float]:
+#: What joins the numbers of a range or of alternatives ("6-12", "5–7", "8 to 10", "6 or 12").
+_JOIN = r"\s*(?:[-\u2010-\u2015]|\bto\b|\bor\b|\bthrough\b|\bthru\b)\s*"
+#: A bare number right before a range's last number: "6-" of "6-12 months", "between 34.99
+#: and " of "between 34.99 and 39.99 dollars". Not a number glued to another token ("#2-",
+#: "2026-03-06 -", "3/6-"): those are ids and dates, not a range's first value.
+_RANGE_LEFT = re.compile(
+    rf"(?:(?<![\w.,$#/\-]){_NUM}{_JOIN}|\bbetween\s+{_NUM}\s+and\s+)(?:\$\s?)?$", re.I
+)
+#: A range's later numbers after a money amount whose sign comes first ("$49.00–54.00",
+#: "between $30 and 35"): the sign applies to them too.
+_RANGE_RIGHT = re.compile(
+    rf"(?:{_JOIN}|\s+(?P<and>and)\s+)(?:\$\s?)?{_NUM}(?![\d.,]*\d)(?!{_COUNT_UNIT})", re.I
+)
+_BETWEEN = re.compile(r"\bbetween\s+$", re.I)
+
+
+def _range_values(text: str, m: re.Match[str], *, leading: bool = False) -> list[str]:
+    """The number ``m`` read (group 1), with the other numbers of the range it ends or starts.
+
+    A unit written once applies to every number of a range or of alternatives: "6-12 months",
+    "6 or 12 months", "8 to 10 business days", "between 34.99 and 39.99 dollars" state both
+    numbers, so a hedge over values holds a wrong one (the unit on the last number carries
+    back to the earlier ones). With ``leading`` (a unit written before its number: "$", "USD")
+    the numbers after it carry it too ("$49.00–54.00").
+    """
+    raws = [m.group(1)]
+    end = m.start()
+    while left := _RANGE_LEFT.search(text, max(0, end - 40), end):
+        raws.append(left.group(1) or left.group(2))
+        end = left.start()
+    if leading:
+        between = _BETWEEN.search(text, max(0, m.start() - 12), m.start()) is not None
+        at = m.end()
+        while (right := _RANGE_RIGHT.match(text, at)) and (between or not right.group("and")):
+            raws.append(right.group(2))
+            at, between = right.end(), False
+    return raws
+
+
+def _floats(
+    patterns: tuple[re.Pattern[str], ...], text: str, scale: float = 1.0, *, leading: bool = False
+) -> list[float]:
+    """Every number ``patterns`` read, with the ranges they end or start (:func:`_range_values`)."""
     out = []
     for pattern in patterns:
-        for raw in pattern.findall(text):
-            with contextlib.suppress(ValueError):
-                out.append(float(raw.replace(",", "")) * scale)
+        for m in pattern.finditer(text):
+            for raw in _range_values(text, m, leading=leading):
+                with contextlib.suppress(ValueError):
+                    out.append(float(raw.replace(",", "")) * scale)
     return out
 
 
@@ -551,7 +829,7 @@ _REFUND_SHARE_RE = re.compile(
     rf"\b{_NUM}{_PERCENT}(?:{_OF_THE_PRICE})?"
     r"\s+(?:(?:is|are|will\s+be|gets?)\s+)?"
     r"(?:back|refunded|refund(?!\s+(?:fee|charge|deduction))|returned to you)\b"
-    rf"|\brefund(?:ed)?\s+(?:of\s+)?{_NUM}{_PERCENT}"
+    rf"|\brefund(?:ed)?\s+\(?(?:of\s+)?{_NUM}{_PERCENT}"
     rf"|\b(?:receive|get|recover|be paid)\s+(?:back\s+)?{_NUM}{_PERCENT}{_OF_THE_PRICE}",
     re.I,
 )
@@ -573,8 +851,9 @@ def fee_percents_stated(text: str) -> list[float]:
             fees.append(100.0 - float(share.replace(",", "")))
     for m in _PERCENT_RE.finditer(text):
         if not any(a <= m.start() < b for a, b in shares):
-            with contextlib.suppress(ValueError):
-                fees.append(float(m.group(1).replace(",", "")))
+            for raw in _range_values(text, m):
+                with contextlib.suppress(ValueError):
+                    fees.append(float(raw.replace(",", "")))
     return fees
 
 
@@ -588,7 +867,10 @@ def numbers_stated(text: str, unit: str | None) -> list[float]:
     "within 30 days for $5.99" states one day count and one amount.
     """
     if unit in ("USD", "USD/year"):
-        return _floats(_MONEY_RE, text)
+        # "$N" and "USD N" carry their sign forward, "N dollars" back.
+        return _floats((_MONEY_RE[0], _MONEY_RE[2]), text, leading=True) + _floats(
+            (_MONEY_RE[1],), text
+        )
     text = _digits(text)
     if unit == "percent":
         return _floats((_PERCENT_RE,), text)
@@ -606,17 +888,25 @@ def numbers_stated(text: str, unit: str | None) -> list[float]:
 #: a discount ("no bulk discount"), a warranty ("no store warranty").
 ZERO_WORDS: dict[str, re.Pattern[str]] = {
     "fee": re.compile(
-        r"(?<!feel )(?<!toll-)\bfree\b(?! to\b)|\bno (?:\w+ )?(?:charge|fee|cost)s?\b"
+        r"(?<!feel )(?<!toll-)\bfree\b(?! to\b)|\bno (?:[\w-]+ ){0,3}?(?:charge|fee|cost)s?\b"
         r"|\bat no (?:extra |additional )?cost\b|\b(?:won't|will not|not) be charged\b"
-        r"|\bwaived\b|\bcosts? nothing\b|\bnothing to pay\b",
+        r"|\bwaived\b|\bcosts? nothing\b|\bnothing to pay\b|\bcomplimentary\b|\bon us\b"
+        r"|\b(?:won't|will not|doesn't|does not|don't|do not) (?:have to |need to )?(?:cost|pay"
+        r"|charge)(?: you)? (?:anything|a thing|a cent|a penny|a dime)\b",
         re.I,
     ),
     "threshold": re.compile(
-        r"\b(?:any|every|all) orders?\b|\bno minimum\b|\bregardless of (?:the |your )?order\b",
+        r"\b(?:any|every|all) orders?\b|\bno minimum\b|\bregardless of (?:the |your )?order\b"
+        r"|\bno matter (?:how much|what|the)\b|\bof any (?:amount|size|value|total)\b",
         re.I,
     ),
     "discount": re.compile(r"\bno (?:\w+ )?discount\b|\bnot (?:eligible|qualify) for a", re.I),
-    "warranty": re.compile(r"\bno (?:\w+ )?warranty\b|\bnot covered by a", re.I),
+    "warranty": re.compile(
+        r"\bno (?:\w+ )?warranty\b|(?:\bnot|n't) covered by (?:a|any)\b"
+        r"|\b(?:doesn't|does not|don't|do not|won't|will not) (?:come with|include|have|carry)"
+        r" (?:a|an|any) (?:\w+ )?warranty\b",
+        re.I,
+    ),
 }
 
 
@@ -635,22 +925,34 @@ def number_matches(value: float, truth: float, *, unit: str | None) -> bool:
 
 _ALLOW = (
     r"(?:return|use|get|choose|select|request|have|ship|match|adjust|offer|accept|allow"
-    r"|qualify|apply)"
+    r"|qualify|apply|do)"
 )
 _STATE = r"(?:available|eligible|allowed|offered|possible|returnable|permitted|accepted)"
 _NOT = (
     r"(?:can't|cannot|can not|won't|will not|aren't|are not|isn't|is not|not|don't|do not"
     r"|doesn't|does not|unable to|no longer)"
 )
-#: A no said as what the customer cannot do ("you can't return it", "that isn't available").
-_SAID_NO = re.compile(
-    rf"\b{_NOT}\s+(?:be\s+|able\s+to\s+)?(?:\w+\s+)??(?:{_ALLOW}|{_STATE})\b"
-    r"|\b(?:can't|cannot|can not)\b(?=\s*(?:[.!,;)]|$))"
+#: What is done to the thing asked about, said in the passive ("it can't be returned"): only
+#: these, since "you won't be charged" or "it won't be delayed" beside a yes is no "no".
+_DONE = (
+    r"(?:returned|exchanged|refunded|accepted|done|matched|price-matched|shipped|used|applied"
+    r"|combined|redeemed|honou?red|granted|approved)"
 )
-#: A yes said as what the customer can do ("you can return it", "it's available to you").
+#: A no said as what the customer cannot do ("you can't return it", "that isn't available",
+#: "we can't price-match it"), as a negated passive ("it can't be returned", "that can't be
+#: done"), as "non-returnable" or as no option ("that isn't an option").
+_SAID_NO = re.compile(
+    rf"\b{_NOT}\s+(?:be\s+|able\s+to\s+)?(?:\w+[\s-]+)??(?:{_ALLOW}|{_STATE})\b"
+    r"|\b(?:can't|cannot|can not)\b(?=\s*(?:[.!,;)]|$))"
+    rf"|\b{_NOT}\s+be\s+{_DONE}\b"
+    r"|\bnon-(?:returnable|refundable)\b|\b(?:not|isn't|aren't) an option\b"
+)
+#: A yes said as what the customer can do ("you can return it", "it's available to you"), or
+#: as the order or item qualifying ("your order qualifies").
 _SAID_YES = re.compile(
-    rf"\b(?:you|we)\s+(?:can|may|are able to|will be able to)\s+(?:\w+\s+)??{_ALLOW}\b"
+    rf"\b(?:you|we)\s+(?:can|may|are able to|will be able to)\s+(?:\w+[\s-]+)??{_ALLOW}\b"
     rf"|\b(?:is|are)\s+(?:(?!not\b|never\b)\w+\s+)??{_STATE}\b"
+    r"|\b(?:you|it|order|item|purchase|this|that)\s+(?:\w+\s+)??qualif(?:y|ies)\b"
 )
 
 
@@ -740,8 +1042,24 @@ _NOT_ELIGIBLE = re.compile(
     # The window told as over: "it's too late to return it", "the return period has ended".
     r"|(?<!not )(?<!n't )too late to (?:return|exchange|send)"
     r"|(?:return|exchange) (?:window|period)(?: (?!not\b|never\b|yet\b)\w+){0,4}?"
-    r" (?:(?:is|was|has|had) )?(?:been )?(?:over|closed|ended|expired|passed))\b",
+    r" (?:(?:is|was|has|had) )?(?:been )?(?:over|closed|ended|expired|passed)"
+    # Returns refused as a rule: "we don't accept returns on this item", "returns aren't
+    # accepted", "returns for this item are not possible", "it's non-refundable", "I can't
+    # help with a return".
+    r"|(?:don't|do not|doesn't|does not|won't|will not|can't|cannot|can not) (?:accept|allow"
+    r"|take|offer|permit) (?:any )?(?:returns?|exchanges?)"
+    r"|(?:returns?|exchanges?)(?: (?!but\b|and\b)[\w-]+){0,5}? (?:aren't|are not|isn't|is not"
+    r"|won't be|will not be|can't be|cannot be) (?:accepted|allowed|possible|permitted"
+    r"|available|an option)"
+    r"|non-refundable|not refundable|isn't refundable|aren't refundable"
+    r"|(?:can't|cannot|can not|unable to|not able to) help (?:you )?with (?:a |an |the |your |this )?"
+    r"(?:return|exchange))\b",
     re.I,
+)
+#: A hedge in the clause before a refusal's words ("may not be eligible", "possibly because the
+#: window has closed", "if the window has closed"): the refusal is not said.
+_HEDGED = re.compile(
+    r"\b(?:may|might|could|possibly|perhaps|maybe|probably|likely|if|unless|whether)\b[^.,;:!?()\n]*$"
 )
 
 
@@ -753,15 +1071,23 @@ _REFUSAL_PHRASES: dict[str, re.Pattern[str]] = {
         r"\b(?:deadline|beyond (?:the|its|our|your) \d*|no longer within"
         r"|(?:only|must) (?:be )?(?:returned|accepted|returnable|sent back|made) within"
         r"|(?:more|longer) than \d+ days (?:ago|since|after))\b"
+        # The window as a limit: "our policy only allows returns within 15 days".
+        r"|\b(?:only|must)(?: [\w-]+){0,3}? within \d+\b"
     ),
+    "perishable": re.compile(r"\bfood(?:[- ]safety| items?| products?)\b|\bgrocer(?:y|ies)\b"),
     "final_sale": re.compile(r"\b(?:sold|marked)(?: as)? final\b"),
     "personalised": re.compile(
         r"\bengraving\b|\bmade (?:just |especially |specifically |only )?for you\b"
-        r"|\bpersonali[sz]ation\b|\bcustomi[sz]ation\b"
+        r"|\bpersonali[sz]ation\b|\bcustomi[sz]ation\b|\bcustom\b"
+        r"|\byour name (?:printed|engraved|embroidered|stitched|on it)\b"
     ),
     "hygiene": re.compile(
         r"(?<!not )(?<!n't )(?<!never )\b(?:been|is|was|it's|once it's) opened\b"
         r"|\bopened (?:\w+ )?(?:items?|products?|cosmetics|toiletries|ones)\b"
+        # "opened shampoo can't be returned", "the seal has been broken".
+        r"|\bopened (?!(?:the|a|an|your|my|our|this|that|it|them|up|on)\b)\w+ (?:can't|cannot"
+        r"|can not|aren't|are not|isn't|is not|won't|may not)\b"
+        r"|\bseal (?:\w+ ){0,2}?(?:broken|opened|removed)\b|\bbroken seal\b|\bunsealed\b"
         r"|\bhealth reasons\b|\bhygienic\b"
     ),
 }
@@ -775,25 +1101,49 @@ _FAULTY_EXCEPTIONS = re.compile(
 )
 
 
+#: The window stated as the store's rule ("returns are accepted within 30 days of delivery"):
+#: the reason only with the time since delivery said (:data:`_ELAPSED`), else context ("returns
+#: are accepted within 60 days; opened hygiene items are not").
+_WINDOW_RULE = re.compile(
+    r"\b(?:are|is) (?:only )?(?:accepted|allowed|permitted|possible) within \d+\b"
+)
+#: The time since delivery: "delivered 19 days ago", "it's been 35 days", "35 days since".
+_ELAPSED = re.compile(
+    r"\b\d+ days? (?:ago|since|have passed|has passed)\b|\b(?:it's|it has) been \d+ days?\b"
+)
+
+
 def refusal_reasons_stated(text: str) -> set[str]:
     """The refusal reasons (keys of :data:`REFUSAL_REASONS`) the text names.
 
     The return window named as still open is context, not the reason, and so are the
-    faulty-item rule's exceptions.
+    faulty-item rule's exceptions. The window's rule with the days since delivery is the
+    window as the reason.
     """
     low = " ".join(plain(text).split())
     low = _FAULTY_EXCEPTIONS.sub(" ", _WINDOW_OPEN.sub(" ", low))
-    return {
+    said = {
         k
         for k, words in REFUSAL_REASONS.items()
         if any(w in low for w in words)
         or (k in _REFUSAL_PHRASES and _REFUSAL_PHRASES[k].search(low))
     }
+    if _WINDOW_RULE.search(low) and _ELAPSED.search(low):
+        said.add("window")
+    return said
 
 
 def not_eligible_stated(text: str) -> bool:
-    """The text tells the customer the item cannot be returned or exchanged."""
-    return bool(_NOT_ELIGIBLE.search(" ".join(plain(text).split())))
+    """The text tells the customer the item cannot be returned or exchanged.
+
+    Said, not hedged: words of refusal after "may", "possibly", "if" … in the same clause
+    ("it may not be eligible, possibly because the window has closed") leave it open.
+    """
+    low = " ".join(plain(text).split())
+    return any(
+        not _HEDGED.search(low, max(0, m.start() - 60), m.start())
+        for m in _NOT_ELIGIBLE.finditer(low)
+    )
 
 
 # -- carriers (status answers, issue #9) -----------------------------------------------------------

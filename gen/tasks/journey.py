@@ -329,6 +329,8 @@ Version history:
     3.1 — its customer understands the everyday words of discovery 1.10, substitution
           1.9, cart 1.7, returns 2.10, status 2.8, policy 2.6 and bundle 1.7. Replies only;
           every task id changes with the version.
+          Also, its status, policy and returns steps read the final answer as status 2.8,
+          policy 2.6 and returns 2.10 do.
 """
 
 from __future__ import annotations

@@ -201,6 +201,17 @@ Version history:
           subtotal?", "How do you want it shipped?", "How big is the item?". An open question
           still gets none of them: a policy's facts are asked for by name. Replies only;
           every task id changes with the version.
+          Also, the final answer is read as an assistant writes it (``verifiers.text``): a
+          range or alternative of numbers states each ("6-12 months", "5–7 business days",
+          "$49.00–54.00", "between 34.99 and 39.99 dollars", "10 or 15 percent": the unit
+          written once applies to all), so a hedge over values holds a wrong one (32 of 32
+          such hedges on the true value passed, money ones 22 of 22); "Yes in most cases. No
+          if the item was used." answers both. Honest answers now count: a zero in words
+          ("There's no return shipping fee", "won't cost you anything", "complimentary", "it
+          doesn't come with a warranty", "free no matter how much you spend"), a 0% fee as "a
+          full refund (100% of the price)", a no as a passive or an option ("it can't be
+          returned", "non-returnable", "that isn't an option", "we can't price-match it") and
+          a yes as "Sure" or "your order qualifies".
 """
 
 from __future__ import annotations

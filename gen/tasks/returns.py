@@ -190,6 +190,16 @@ Version history:
           an order by its day when asked "Which order is it?" or "Do you have an order
           number?" (22 of 52 asks got "I don't know"), as discovery 1.10 tells. Replies only;
           every task id changes with the version.
+          Also, a refusal is read as an assistant writes it (``verifiers.text``). Honest ones
+          graded wrong now count: a refusal without "not eligible" ("we don't accept returns
+          on this item", "returns aren't accepted", "non-refundable", "I can't help with a
+          return": 30 of 90 refusals at d = 0–12 on 5k products), the window told as the rule
+          ("our policy only allows returns within 15 days of delivery", and "returns are
+          accepted within 30 days" with the days since delivery: 60 of 60), and reasons in
+          other words ("food items", "the seal has been broken", "opened shampoo can't be
+          returned", "custom", "your name printed on it"). A hedged refusal no longer passes:
+          "it may not be eligible, possibly because the return window has closed" did on 60
+          of 90 window tasks.
 """
 
 from __future__ import annotations

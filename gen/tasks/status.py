@@ -134,6 +134,16 @@ Version history:
           you?" (31 of 31 asks got "I'm not sure") and tells an order by its day when asked
           "Which order do you mean?", as discovery 1.10 tells. Replies only; every task id
           changes with the version.
+          Also, the final answer is read as an assistant writes it (``verifiers.text``). Honest
+          answers graded wrong on every task they fit (5k products, d = 0–12) now count: "Your
+          order shows as processing", "The status of your order 469-… is: Processing", a
+          heading "Order 469-… — In transit", "order 356-… arrived on February 25", "is
+          making its way to you", "has been placed and is being processed", "we're preparing
+          your order", and a date told by its day alone, read against the episode's today
+          ("arrives on the 6th", "in 4 days", "Tuesday (Mar 17)" as one date). Hedges that
+          passed no longer do: a range or alternative of dates ("Mar 6–8", "March 7 or 8",
+          "March 6 or the day after", "give or take a couple of days": 148 of 148 passed) and
+          a status said to be possible ("in transit (it might have been delivered already)").
 """
 
 from __future__ import annotations

@@ -1,0 +1,297 @@
+"""Wordings the final-message readers must grade as a reader would.
+
+Found by replaying oracles of status, policy and returns tasks (d = 0–12, 5k and 100k products)
+with their final answer reworded as an assistant would write it, and with hedges of it.
+
+First the hedges that were graded correct (a hedge over values, dates, statuses, answers or
+eligibility states a wrong one), then honest answers that were graded wrong. The cases of
+each fix failed on the readers before it; the guards beside them (negations, numbers that
+are no range, counts that are no dates) keep the fixes from reading more than was said.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from shopgen.verifiers.policy import answer_right
+from shopgen.verifiers.text import (
+    date_stated_alone,
+    fee_percents_stated,
+    not_eligible_stated,
+    numbers_stated,
+    refusal_reasons_stated,
+    status_stated,
+    yes_no_stated,
+    zero_stated,
+)
+
+TODAY = date(2026, 3, 2)  # a Monday
+
+
+def _goal(value, unit, topic="warranty"):
+    return {"kind": "number", "value": value, "unit": unit, "topic": topic}
+
+
+# -- a range or alternative states every number ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "truth", "other"),
+    [
+        ("The warranty is 6-12 months.", "months", 12, 6),
+        ("The warranty is 6 or 12 months.", "months", 12, 6),
+        ("Refunds take 5–7 business days.", "business days", 7, 5),
+        ("Refunds take 8 to 10 business days.", "business days", 10, 8),
+        ("The fee is $49.00–54.00.", "USD", 49, 54),
+        ("The fee is 49.00–$54.00.", "USD", 54, 49),
+        ("The fee is between 34.99 and 39.99 dollars.", "USD", 39.99, 34.99),
+        ("The fee is between $30 and 35.", "USD", 30, 35),
+        ("The restocking fee is 10–15%.", "percent", 15, 10),
+        ("The restocking fee is 10 or 15 percent.", "percent", 15, 10),
+        ("The window is 2-3 weeks.", "days", 21, 14),
+    ],
+)
+def test_a_range_states_every_number_so_a_hedge_is_wrong(text, unit, truth, other):
+    values = numbers_stated(text, unit)
+    assert truth in values
+    assert other in values
+    assert not answer_right(text, _goal(truth, unit))
+
+
+def test_a_percentage_fee_range_states_both_fees():
+    assert sorted(fee_percents_stated("A 10–15% restocking fee applies.")) == [10.0, 15.0]
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "values"),
+    [
+        # Not ranges: a price then a delivery time, ids and dates glued to a dash.
+        ("Shipping is $4.99 - 2 business days.", "USD", [4.99]),
+        ("It costs $20 and takes 5 days.", "days", [5.0]),
+        ("Order 469-0030617-0101557: 30 days.", "days", [30.0]),
+        ("Delivered 2026-03-06 - 30 days to return.", "days", [30.0]),
+        ("It costs $49 or more.", "USD", [49.0]),
+    ],
+)
+def test_numbers_that_are_no_range_stay_apart(text, unit, values):
+    assert numbers_stated(text, unit) == values
+
+
+# -- date ranges and alternatives state every date -------------------------------------------------
+
+ALLOWED = frozenset({date(2026, 2, 27), TODAY})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It should arrive Mar 6–8.",
+        "It should arrive March 6 or 7.",
+        "It should arrive 6–8 March.",
+        "It should arrive between March 6 and 8.",
+        "It should arrive on March 6 or the day after.",
+        "It should arrive March 6, give or take a couple of days.",
+        "It should arrive March 6 (in 4-6 days).",
+    ],
+)
+def test_a_date_range_states_a_wrong_date(text):
+    assert not date_stated_alone(text, date(2026, 3, 6), year=2026, allowed=ALLOWED, today=TODAY)
+
+
+# -- a status offered as possible is offered -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        ("Your order is in transit (it might have been delivered already).", "in_transit"),
+        ("Your order is processing; it may also be shipped by now.", "processing"),
+        ("It has shipped and could already be delivered.", "shipped"),
+        ("It's being processed, though it may have shipped.", "processing"),
+    ],
+)
+def test_a_possible_second_status_is_a_hedge(text, truth):
+    assert not status_stated(text, truth)
+
+
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        ("Your order is in transit and has not been delivered yet.", "in_transit"),
+        ("Your order is processing; it hasn't shipped yet.", "processing"),
+        ("Your order is in transit. It may not have been delivered yet.", "in_transit"),
+        ("Your order is in transit. It could be delivered as early as tomorrow.", "in_transit"),
+        ("Your order is in transit and should be delivered by Friday.", "in_transit"),
+    ],
+)
+def test_negations_and_future_events_still_state_no_second_status(text, truth):
+    assert status_stated(text, truth)
+
+
+# -- yes and no ------------------------------------------------------------------------------------
+
+
+def test_a_yes_and_a_conditional_no_are_both_answers():
+    assert yes_no_stated("Yes in most cases. No if the item was used.") == {True, False}
+    assert yes_no_stated("No receipt is needed.") == set()  # a sentence about something
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Unfortunately, this item can't be returned under our policy.", False),
+        ("Unfortunately, that can't be done under our policy in your case.", False),
+        ("Unfortunately, this item is non-returnable in your case.", False),
+        ("Unfortunately, that isn't an option for your order.", False),
+        ("Unfortunately, we can't price-match this item in your case.", False),
+        ("Sure thing! Drop-off points are an option for headphones.", True),
+        ("Your order qualifies under our policy, so you're all set.", True),
+        ("You can do that: our policy allows it in your case.", True),
+        ("Your order doesn't qualify.", False),
+        # A passive "not" about something else beside a yes is no "no".
+        ("You can return it, and you won't be charged a restocking fee.", True),
+        ("Your order qualifies for free shipping and will not be delayed.", True),
+        ("We can price-match it and you will not be billed twice.", True),
+    ],
+)
+def test_yes_and_no_in_other_words(text, said):
+    assert yes_no_stated(text) == {said}
+
+
+# -- not eligible, said and not hedged -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This item may not be eligible for a return, possibly because the return window has closed.",
+        "It might not be returnable.",
+    ],
+)
+def test_hedged_eligibility_is_no_refusal(text):
+    assert not not_eligible_stated(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Unfortunately, this item isn't eligible for a return because the return window has closed.",
+        "Unfortunately, we don't accept returns on this item: it's a perishable item.",
+        "Unfortunately, returns aren't accepted for this item because it's a perishable item.",
+        "Unfortunately, this item is non-refundable because it's a perishable item.",
+        "Unfortunately, I can't help with a return for this item because it's perishable.",
+        "I'm sorry, but returns for this item are not possible because it's perishable.",
+    ],
+)
+def test_refusals_in_other_words(text):
+    assert not_eligible_stated(text)
+
+
+# -- reasons in other words ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            "It was delivered 19 days ago, and our policy only allows returns within 15 days.",
+            "window",
+        ),
+        ("Returns are accepted within 30 days of delivery, and it's been 35 days.", "window"),
+        ("Food items can't be returned once delivered.", "perishable"),
+        ("Grocery items can't be returned.", "perishable"),
+        ("For food-safety reasons we can't take it back.", "perishable"),
+        ("The seal has been broken.", "hygiene"),
+        ("Opened shampoo can't be returned.", "hygiene"),
+        ("It's a custom item.", "personalised"),
+        ("It has your name printed on it.", "personalised"),
+    ],
+)
+def test_reasons_in_other_words(text, reason):
+    assert refusal_reasons_stated(text) == {reason}
+
+
+def test_the_window_rule_without_elapsed_days_is_context():
+    text = "Returns are accepted within 60 days of delivery; opened hygiene items are not."
+    assert refusal_reasons_stated(text) == {"hygiene"}
+
+
+# -- zero in words ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("There's no return shipping fee.", "fee"),
+        ("It won't cost you anything in your case.", "fee"),
+        ("You won't pay anything for it.", "fee"),
+        ("In your case, it's on us.", "fee"),
+        ("In your case, it's complimentary.", "fee"),
+        ("You get free returns no matter how much you spend.", "threshold"),
+        ("Returns are free for orders of any amount.", "threshold"),
+        ("This item doesn't come with a warranty.", "warranty"),
+        ("The item isn't covered by any warranty.", "warranty"),
+    ],
+)
+def test_zero_in_words(text, kind):
+    assert zero_stated(text, kind)
+
+
+def test_a_full_refund_in_brackets_is_no_fee():
+    assert fee_percents_stated("You'll receive a full refund (100% of the price).") == [0.0]
+
+
+# -- statuses in other words -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        ("Your order 469-0030617-0101557 shows as processing.", "processing"),
+        ("The status of your order 469-0030617-0101557 is: Processing.", "processing"),
+        ("**Order 469-0030617-0101557** — In transit", "in_transit"),
+        ("Good news — order 356-0030617-0101557 arrived on February 25, 2026.", "delivered"),
+        ("Your order is making its way to you.", "in_transit"),
+        ("Your order has been placed and is being processed.", "processing"),
+        ("We're preparing your order for shipment.", "processing"),
+        ("Your order has been received and is awaiting processing.", "placed"),
+    ],
+)
+def test_statuses_in_other_words(text, truth):
+    assert status_stated(text, truth)
+
+
+def test_a_perfect_is_the_status_now_unless_a_present_clause_follows():
+    assert not status_stated("Your order has been placed.", "processing")
+    assert not status_stated(
+        "Your order has been placed and is not processed yet. It was delivered.", "delivered"
+    )
+
+
+# -- days written without their month --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("It should arrive on Friday the 6th.", date(2026, 3, 6)),
+        ("It should arrive on the 17th.", date(2026, 3, 17)),  # this month's
+        ("It should arrive in 4 days.", date(2026, 3, 6)),
+        ("It was delivered 3 days ago.", date(2026, 2, 27)),
+        ("It should arrive Tuesday (Mar 17).", date(2026, 3, 17)),
+    ],
+)
+def test_days_read_against_today(text, day):
+    assert date_stated_alone(text, day, year=2026, allowed=frozenset({TODAY}), today=TODAY)
+
+
+def test_a_day_alone_is_not_read_from_the_answer():
+    # "the 28th" is this month's whatever the date asked about: Feb 28 is not stated.
+    text = "It was delivered on the 28th."
+    assert not date_stated_alone(text, date(2026, 2, 28), year=2026, today=TODAY)
+    # Counts are no days of the month.
+    assert not date_stated_alone(
+        "Delivered on the 2nd attempt.", date(2026, 3, 2), year=2026, today=TODAY
+    )
