@@ -331,6 +331,7 @@ Version history:
           every task id changes with the version.
           Also, its status, policy and returns steps read the final answer as status 2.8,
           policy 2.6 and returns 2.10 do.
+          Its system prompt says the same of a policy paragraph.
 """
 
 from __future__ import annotations

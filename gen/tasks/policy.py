@@ -199,7 +199,7 @@ Version history:
           should it be shipped?", "What's your zip code?" (the state), "Is it still sealed?",
           "What state is the item in?" (the condition), "What did you pay for it?", "What's the
           subtotal?", "How do you want it shipped?", "How big is the item?". An open question
-          still gets none of them: a policy's facts are asked for by name. Replies only;
+          still gets none of them: a policy's facts are asked for by name. Drawn as before;
           every task id changes with the version.
           Also, the final answer is read as an assistant writes it (``verifiers.text``): a
           range or alternative of numbers states each ("6-12 months", "5–7 business days",
@@ -212,6 +212,10 @@ Version history:
           full refund (100% of the price)", a no as a passive or an option ("it can't be
           returned", "non-returnable", "that isn't an option", "we can't price-match it") and
           a yes as "Sure" or "your order qualifies".
+          Also, the system prompt says what the grading already did: the answer gives the
+          value for the customer's case alone, and any other amount or number of days in it,
+          even to explain the rule ("the standard is 30 days, but as a Premium member you get
+          45"), reads as a second answer. An honest agent could not know that before.
 """
 
 from __future__ import annotations

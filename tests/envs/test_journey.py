@@ -548,6 +548,8 @@ def test_prompt_says_what_an_order_check_paragraph_states(factory):
     assert "states its status" in system
     assert "expected one" in system
     assert "not eligible says so and why" in system
+    # A policy step is graded as policy's: another amount or day count reads as a hedge.
+    assert "for their case alone, with no other amount or number of days" in system
 
 
 def _history_items(row):

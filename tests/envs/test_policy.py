@@ -611,3 +611,18 @@ def test_no_single_fact_tells_a_returnable_answer(yes_no_rows):
             deciding.add(goal["rule_id"])
     assert by_reason["changed_mind"] == {True, False}, by_reason
     assert {"returnable_default", "returnable_faulty"} <= deciding
+
+
+def test_the_prompt_says_a_second_value_reads_as_a_second_answer(tasks):
+    """Every other number in the answer's unit is graded as a hedge: the agent is told so.
+
+    An explanation ("the standard window is 30 days, but as a Premium member you get 45") is
+    graded like "30 or 45 days"; before the prompt said so, an honest agent could not know.
+    """
+    goal = {"kind": "number", "value": 45, "unit": "days", "topic": "return window"}
+    assert answer_right("As a Premium member you get 45 days.", goal)
+    assert not answer_right("The standard is 30 days, but as a Premium member you get 45.", goal)
+    numeric = [g.row for g in tasks if g.row.decoded("goal")["kind"] == "number"]
+    assert numeric
+    for row in numeric:
+        assert "any other amount or number of days" in row.messages[0].content
