@@ -35,7 +35,7 @@ demo: install ## The whole pipeline on a small default: catalog, index, tasks, o
 	$(SHOPGEN) search --catalog data/demo/catalog "usb-c cable braided" --top-k 50
 	$(SHOPGEN) tasks --env all --d 0-6 --n 2 --catalog data/demo/catalog --out data/demo/tasks --force
 	$(SHOPGEN) validate data/demo/tasks
-	$(SHOPGEN) eval --tasks data/demo/tasks --catalog data/demo/catalog --summary $(foreach p,oracle heuristic random do_nothing one_turn_answer made_up_ids recommend_every_hit add_everything_seen answer_every_status ask_forever repeat_one_id pad_one_id hedge_everything refuse_every_reason,--policy $(p))
+	$(SHOPGEN) eval --tasks data/demo/tasks --catalog data/demo/catalog --summary $(foreach p,oracle heuristic random do_nothing one_turn_answer made_up_ids recommend_every_hit recommend_top_hits add_everything_seen answer_every_status ask_forever repeat_one_id pad_one_id hedge_everything refuse_every_reason,--policy $(p))
 
 # `pytest`, not `python -m pytest`: the latter puts the working directory on sys.path, where the
 # verifiers/ folder would shadow the PyPI package of that name.

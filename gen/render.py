@@ -27,7 +27,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import jinja2
 import numpy as np
@@ -43,11 +43,6 @@ from shopgen.schemas.errors import ConfigError, ShopgenError
 Style = Literal["terse", "chatty", "polite", "impatient", "nonnative", "mobile"]
 STYLES: tuple[str, ...] = ("terse", "chatty", "polite", "impatient", "nonnative", "mobile")
 ReplyKind = Literal[
-    "answer", "confirm", "correct", "change_mind", "dont_know", "nothing", "all_said"
-]
-#: ``nothing``: asked whether a kind of requirement applies, the customer has none of it;
-#: ``all_said``: asked openly for more ("Anything else?"), they have said all they hold.
-REPLY_KINDS: tuple[str, ...] = (
     "answer",
     "confirm",
     "correct",
@@ -55,7 +50,12 @@ REPLY_KINDS: tuple[str, ...] = (
     "dont_know",
     "nothing",
     "all_said",
-)
+    "ask_specific",
+]
+#: ``nothing``: asked whether a kind of requirement applies, the customer has none of it;
+#: ``all_said``: asked openly for more ("Anything else?"), they have said all they hold;
+#: ``ask_specific``: asked openly, they hold more but are asked for it by name.
+REPLY_KINDS: tuple[str, ...] = get_args(ReplyKind)
 
 #: Shorthand rate floor for the mobile style, whatever d is: that is what makes it mobile.
 MOBILE_SHORTHAND = 0.7

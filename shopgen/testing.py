@@ -83,6 +83,27 @@ def recommend_every_hit(task: TaskRow) -> Oracle:
     yield "Here is everything I found."
 
 
+def recommend_top_hits(task: TaskRow) -> Oracle:
+    """Search with the customer's words and recommend the first three in-stock hits.
+
+    Asking nothing: a lazy agent's list, which search relevance alone makes partly right.
+    """
+    tools = _offered(task)
+    if "catalog_search" not in tools or "recommend_products" not in tools:
+        yield "Here are our top matches."
+        return
+    results = yield [call("catalog_search", query=_first_user_text(task)[:200])]
+    in_stock = [
+        card["product_id"]
+        for result in results
+        for card in result.get("results") or ()
+        if card.get("stock_qty", 0) > 0
+    ]
+    if in_stock:
+        yield [call("recommend_products", product_ids=list(dict.fromkeys(in_stock))[:3])]
+    yield "Here are our top matches."
+
+
 def add_everything_seen(task: TaskRow) -> Oracle:
     """Put every product any tool showed into the cart, as many per turn as the budget allows."""
     tools = _offered(task)
@@ -201,6 +222,7 @@ DEGENERATE: dict[str, Policy] = {
     "one_turn_answer": one_turn_answer,
     "made_up_ids": made_up_ids,
     "recommend_every_hit": recommend_every_hit,
+    "recommend_top_hits": recommend_top_hits,
     "add_everything_seen": add_everything_seen,
     "answer_every_status": answer_every_status,
     "ask_forever": ask_forever,

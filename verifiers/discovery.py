@@ -7,14 +7,13 @@ from typing import Any
 from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score, copy_data
 from shopgen.schemas.task import TaskRow
-from shopgen.verifiers.ranking import grade
+from shopgen.verifiers.ranking import asked_verdict
 from shopgen.verifiers.reward import Verdict, compose
-from shopgen.verifiers.rows import decoded
 
 
 def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
-    """Grade the latest recommendation list against every constraint and the ideal ranking."""
-    return grade(decoded(task, "goal"), state)
+    """Grade the latest recommendation list against every constraint and the ideal ranking, as asked."""
+    return asked_verdict(task, state)
 
 
 def verify(task: TaskRow, state: EpisodeState, transcript: list[dict[str, Any]]) -> Score:

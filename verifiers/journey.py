@@ -266,7 +266,7 @@ def _make_plan(task: TaskRow) -> _Plan:
 _plan = PerObject(_make_plan, limit=1024)
 #: The step environments whose verdict reads ``extra["questions"]`` (their "asked" part).
 #: The others see the journey's questions as recorded, which they never read.
-QUESTION_ENVS = frozenset({"bundle", "cart", "policy", "returns"})
+QUESTION_ENVS = frozenset({"bundle", "cart", "discovery", "policy", "returns", "substitution"})
 #: Distinct recommendation lists whose owning step one journey row remembers.
 _OWNERS_LIMIT = 64
 

@@ -95,6 +95,8 @@ Version history:
           "What should I add?" (the must-haves: 74 of 74 each) and "What's your max?" (the
           budget), as discovery 1.10 tells. Replies only; every task id changes with the
           version.
+          Also, asked openly for more with facts left unsaid, the customer asks what the agent
+          wants to know (discovery 1.10), where they said "I don't know".
 """
 
 from __future__ import annotations

@@ -158,6 +158,8 @@ Version history:
           electric toothbrush?": 63 of 64), as discovery 1.10 tells. An open question ("Any
           other details?") still gets none of the left-out details: they are asked for by
           name. Replies only; every task id changes with the version.
+          Also, asked openly for more with facts left unsaid, the customer asks what the agent
+          wants to know (discovery 1.10), where they said "I don't know".
 """
 
 from __future__ import annotations

@@ -332,6 +332,8 @@ Version history:
           Also, its status, policy and returns steps read the final answer as status 2.8,
           policy 2.6 and returns 2.10 do.
           Its system prompt says the same of a policy paragraph.
+          Its discovery and substitution steps read their own questions
+          (``verifiers.journey.QUESTION_ENVS``) and are graded as discovery 1.10's.
 """
 
 from __future__ import annotations

@@ -216,6 +216,8 @@ Version history:
           value for the customer's case alone, and any other amount or number of days in it,
           even to explain the rule ("the standard is 30 days, but as a Premium member you get
           45"), reads as a second answer. An honest agent could not know that before.
+          Also, asked openly for more with facts left unsaid, the customer asks what the agent
+          wants to know (discovery 1.10), where they said "I don't know".
 """
 
 from __future__ import annotations

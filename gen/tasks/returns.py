@@ -200,6 +200,8 @@ Version history:
           returned", "custom", "your name printed on it"). A hedged refusal no longer passes:
           "it may not be eligible, possibly because the return window has closed" did on 60
           of 90 window tasks.
+          Also, asked openly for more with facts left unsaid, the customer asks what the agent
+          wants to know (discovery 1.10), where they said "I don't know".
 """
 
 from __future__ import annotations

@@ -144,6 +144,8 @@ Version history:
           passed no longer do: a range or alternative of dates ("Mar 6–8", "March 7 or 8",
           "March 6 or the day after", "give or take a couple of days": 148 of 148 passed) and
           a status said to be possible ("in transit (it might have been delivered already)").
+          Also, asked openly for more with facts left unsaid, the customer asks what the agent
+          wants to know (discovery 1.10), where they said "I don't know".
 """
 
 from __future__ import annotations

@@ -184,6 +184,8 @@ Version history:
           1.10's ("What's your spending limit?", "How long can you wait?", "How many products
           should I recommend?", "What else should I know?"). Replies only; every task id
           changes with the version.
+          Also, graded as discovery 1.10: a list recommended without asking for the
+          preference and the left-out facts earns at most 0 and is not correct.
 """
 
 from __future__ import annotations

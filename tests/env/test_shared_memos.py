@@ -248,7 +248,11 @@ def _reference_answerable(compiled, question):
         "good",
     }
     omitted = tuple(s.name for s in slots if s.omitted)
-    return slots, where, names, omitted, items, existential, compat, shared
+    words = " ".join(tokens(question))
+    open_ask = bool(said & {"else", "detail", "information", "everything", "requirement"}) or any(
+        phrase in words for phrase in ("tell me more", "more about", "clarify")
+    )
+    return slots, where, names, omitted, items, existential, compat, shared, open_ask
 
 
 @pytest.fixture(scope="module")
@@ -258,7 +262,11 @@ def scripts(shop):
     return [row.user_script for row in rows]
 
 
-@given(question=st.sampled_from(["which colour?", "how many", "what size and color", "budget"]))
+@given(
+    question=st.sampled_from(
+        ["which colour?", "how many", "what size and color", "budget", "tell me more details"]
+    )
+)
 def test_answerable_names_and_omitted_slots_are_the_slots_own(scripts, question):
     for text in scripts:
         compiled = compile_script(text)

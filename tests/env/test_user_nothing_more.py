@@ -47,6 +47,8 @@ def _user(script: UserScript, env: str, opening: str = "") -> SimulatedUser:
 def _kind(reply: str) -> str:
     """The reply kind of a polite customer's noiseless reply, by its templates' words."""
     text = reply.lower()
+    if "to know" in text:
+        return "ask_specific"
     if "nothing in particular" in text:
         return "nothing"
     if "nothing else" in text:
@@ -215,10 +217,14 @@ def test_an_open_question_about_the_product_states_the_constraints_not_the_produ
     assert TITLE not in reply
 
 
-@pytest.mark.parametrize("question", ["Is that all?", "Anything else I should add?"])
-def test_all_said_only_once_every_fact_in_scope_is_said(question):
+@pytest.mark.parametrize(
+    ("question", "unsaid"),
+    [("Is that all?", "dont_know"), ("Anything else I should add?", "ask_specific")],
+)
+def test_all_said_only_once_every_fact_in_scope_is_said(question, unsaid):
     user = _user(CART, "cart", OPENING)
-    assert _kind(user.reply(question, 1)["reply"]) == "dont_know"  # the lamp's colour is unsaid
+    # The lamp's colour is unsaid: asked openly for more, they ask what the agent wants to know.
+    assert _kind(user.reply(question, 1)["reply"]) == unsaid
     # Scoped to the socks, whose facts are all said, there is nothing more.
     assert _kind(user.reply(f"For the wool socks: {question}", 1)["reply"]) == "all_said"
     assert "Brass" in user.reply("Which colour for the desk lamp?", 2)["reply"]
@@ -275,3 +281,19 @@ def test_the_runtime_hands_the_customer_its_first_message(store):
     env.step(call("ask_user", question="Which colour for the desk lamp?"))
     obs, *_ = env.step(call("ask_user", question="Is that all?"))
     assert _kind(result(obs)["reply"]) == "all_said"
+
+
+@pytest.mark.parametrize(
+    "question", ["Any other details?", "What else should I know?", "Can you tell me more?"]
+)
+def test_asked_openly_a_customer_holding_more_asks_what_is_wanted(question):
+    """A customer holding an unsaid colour said "I don't know", as if there were nothing more.
+
+    11 of 30 cart tasks that left a detail out got it to "Anything else?" (5k products).
+    """
+    user = _user(CART, "cart", OPENING)
+    assert _kind(user.reply(question, 1)["reply"]) == "ask_specific"
+    assert "Brass" in user.reply("Which colour for the desk lamp?", 2)["reply"]
+    assert _kind(user.reply(question, 3)["reply"]) == "all_said"
+    # A question about something they hold nothing of is still not known.
+    assert _kind(user.reply("Who is the gift for?", 4)["reply"]) == "dont_know"
