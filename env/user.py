@@ -3,8 +3,8 @@
 The customer knows the facts in :class:`~shopgen.schemas.task.UserScript` ``slots`` and nothing
 else. A question is matched to slots by words: each slot is asked about by the synonyms of its
 name's last segment (``color`` → colour, shade…), of its kind (``money`` → budget, price,
-spend…), of its label, and by the script's own keywords. Matching works on normalised tokens
-(lower case, punctuation dropped, a plural ``s`` stripped), phrase by phrase, so paraphrases
+spend…), of its label, and by the script's own keywords. Matching works on word stems
+(lower case, punctuation dropped, Snowball's English stems), phrase by phrase, so paraphrases
 such as "What shade?", "which colours" or "how many do you need" all land. *Weak* words
 ("item", "order", "when") count only when no specific word matched, so "what size is the
 item?" answers the size, not the item; the preference (kind ``preference``, asked by "how
@@ -41,10 +41,13 @@ customer with a list says what they want added, unless a variant proposed can be
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from typing import Any, NamedTuple
+
+import snowballstemmer
 
 from shopgen.gen.render import render_user_reply
 from shopgen.gen.seeding import stream
@@ -54,12 +57,35 @@ from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.task import ScriptSlot, UserScript
 
 _WORD = re.compile(r"[a-z0-9]+")
+
+
+def stems(text: str) -> tuple[str, ...]:
+    """Lower-case word tokens reduced to their Snowball stems: the words the customer matches.
+
+    A question and the phrases it is matched against meet on stems, so one listed form
+    answers the others: "How urgently?" and "urgent", "Are you waiting?" and "wait", "well
+    reviewed" and "review", "dropping it off" and "drop it off" each failed on every ask of
+    a held-out audit while only a plural "s" was stripped.
+    """
+    return tuple(_stem(w) for w in _WORD.findall(text.lower()))
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+_STEMMER_LOCK = threading.Lock()  # a Snowball stemmer keeps its word in the object
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    with _STEMMER_LOCK:
+        return _STEMMER.stemWord(word)
+
+
 #: A slot of one item of a list (a cart's, or a journey cart step's): the item, the field.
 _ITEM_FIELD = re.compile(r"^(?P<item>(?:.+\.)?items\.\d+)\.(?P<field>desc|qty|seen|variant\..+)$")
 #: A project's must-have (bundle; a journey's are labelled "extra must-have" already).
 _MUST_HAVE = re.compile(r"^must\.\d+$")
 #: Words that ask about every item of a list, whichever one the question names.
-_EACH = frozenset({"each", "every", "all", "both"})
+_EACH = frozenset(stems("each every all both"))
 #: A journey cart step's item (``steps.<i>.items.<j>.…``).
 _STEP_ITEM = re.compile(r"^steps\.\d+\.items\.(?P<item>\d+)\.")
 #: A journey returns step's replacement value (``steps.<i>.exchange.<axis>``).
@@ -86,6 +112,9 @@ _MONEY = (
     "stay under",
     "stay within",
     "under a certain",
+    "exceed",
+    "highest",
+    "dollar",
 )
 _DAYS = (
     "delivery",
@@ -116,8 +145,10 @@ _URGENCY = (
     "in a hurry",
     "urgent",
     "by when",
+    "rush",
+    "date you need",
 )
-_RATING = ("rating", "star", "review", "rated")
+_RATING = ("rating", "star", "review", "rated", "score")
 _QTY = (
     "quantity",
     "how many",
@@ -222,6 +253,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         # "What happened?" and "Is it defective?" got "I'm not sure" (30 of 30 returns asks).
         "happened",
         "made you",
+        "prompt",
         "defective",
         "faulty",
         "broken",
@@ -240,7 +272,10 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "want me to do",
         "outcome",
         "resolve",
+        "resolution",
+        "proceed",
         "swap",
+        "set up a return",
     ),
     "desc": (*_ITEM, *_LIST),
     "item": _ITEM,
@@ -268,6 +303,8 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "item are you",
         "did you buy",
         "are you buying",
+        "purchasing",
+        "you bought",
     ),
     "topic": ("question", "topic", "want to know"),
     # "What's it for?" reads "what s it for": "what for" never matched (44 of 44 bundle asks).
@@ -280,6 +317,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "purpose",
         "shopping for",
         "working on",
+        "setting up",
     ),
     # A project's list: "What's on your list?", "Which items should I get?" and "What should I
     # add?" got "I'm not sure" (74 of 74 bundle and journey asks each).
@@ -301,6 +339,8 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "include",
         "in the bundle",
         "looking for",
+        "component",
+        "contain",
     ),
     # "What would you like to know about it?" got "I'm not sure" on every status task.
     "want": (
@@ -318,6 +358,7 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "exactly do you need",
         "details",
         "help with",
+        "look up",
     ),
     # A journey's requests: "Can you list everything again?" listed its cart's and bundle's
     # items alone, and a policy question or a replacement to find went unsaid (28 of 28
@@ -357,6 +398,8 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "get it back",
         "get the item back",
         "return the item",
+        "return option",
+        "send it",
     ),
     "order_total": ("total", "order total", "order value", "subtotal", "order come to"),
     # "Do you have a paid plan?", "Which plan are you on?": "No idea" (75 of 75 asks each).
@@ -372,6 +415,9 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "subscribed",
         "account type",
         "status with us",
+        "premium",
+        "account level",
+        "level is your account",
     ),
     # The policy documents test "Alaska and Hawaii" and "the contiguous US": an agent asks
     # in those words, or for where the customer is, rather than for a "state".
@@ -514,7 +560,17 @@ WEAK_WORDS: dict[str, tuple[str, ...]] = {
     "ship_days_max": _OPEN,
     "brand": _OPEN,
     # "What kind of toothbrush?" got "I don't know" (63 of 64 cart asks).
-    "variant": ("variant", "option", "which one", "version", "style", "kind of", "type of"),
+    "variant": (
+        "variant",
+        "option",
+        "which one",
+        "version",
+        "style",
+        "kind of",
+        "type of",
+        "model",
+        "configuration",
+    ),
 }
 
 _STOP = frozenset(
@@ -561,7 +617,7 @@ _STOP = frozenset(
 #: Words that name no item in particular: a journey step "how long I have to return an item"
 #: was taken as named by every question about "items" ("Which items do you need for back to
 #: school?" got that step's topic as an answer too).
-_GENERIC_NOUNS = frozenset({"item", "product", "order", "thing", "one"})
+_GENERIC_NOUNS = frozenset(stems("item product order thing one"))
 
 #: Words of a journey step's goal (``steps.<i>.goal``) that name no step either: the
 #: question words of policy topics ("how much shipping costs", "how long I have to return
@@ -570,25 +626,18 @@ _GENERIC_NOUNS = frozenset({"item", "product", "order", "thing", "one"})
 #: costs" step alone, and the customer answered a discovery step's preference question with
 #: the policy step's order total.
 _NOT_NAMING = frozenset(
-    {"much", "many", "long", "whether", "have", "if", "after", "ask", "use", "take", "back"}
-    | {"about", "get", "price", "rating", "delivery", "brand"}
+    stems("much many long whether have if after ask use take back about get price rating")
+    + stems("delivery brand")
+    # A history item's own words ("the sneakers I looked at three days ago") name no step:
+    # on stems, "looked" would meet "What are you looking for?".
+    + stems("look see saw seen view ago day week yesterday today morning")
 )
-
-
-def tokens(text: str) -> tuple[str, ...]:
-    """Lower-case word tokens with a plural ``s`` stripped ("Colours?" → ("colour",))."""
-    out = []
-    for w in _WORD.findall(text.lower()):
-        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
-        out.append(w)
-    return tuple(out)
 
 
 @lru_cache(maxsize=8192)
 def _phrase(text: str) -> tuple[str, ...]:
-    """:func:`tokens` of a question word or label: the vocabulary repeats across scripts."""
-    return tokens(text)
+    """:func:`stems` of a question word or label: the vocabulary repeats across scripts."""
+    return stems(text)
 
 
 def _grams(words: tuple[str, ...], longest: int) -> frozenset[tuple[str, ...]]:
@@ -598,7 +647,7 @@ def _grams(words: tuple[str, ...], longest: int) -> frozenset[tuple[str, ...]]:
     )
 
 
-#: A set of question phrases, each a tuple of :func:`tokens`.
+#: A set of question phrases, each a tuple of :func:`stems`.
 Phrases = frozenset[tuple[str, ...]]
 
 #: Words asking whether there is something at all ("Does it need to be compatible with
@@ -607,7 +656,7 @@ Phrases = frozenset[tuple[str, ...]]
 #: is …": the bare noun matched its label) or said "I'm not sure".
 EXISTENTIAL: Phrases = frozenset(
     map(
-        tokens,
+        stems,
         (
             "anything",
             "something else",
@@ -633,12 +682,12 @@ EXISTENTIAL: Phrases = frozenset(
 #: The request's own subject (the item, the product, a journey step's goal): named by a bare
 #: noun ("product"), it is what an existential question is about, not a fact it asks for.
 _SUBJECTS = frozenset({"desc", "item", "product_title", "goal"})
-_NOUN_PHRASES: Phrases = frozenset({("item",), ("product",)})
+_NOUN_PHRASES: Phrases = frozenset({stems("item"), stems("product")})
 
 #: How a substitute's shared features are asked about (``compat.*`` slots carry these as
 #: keywords): asked so, a substitution customer whose original has none says "nothing in
 #: particular" (:meth:`SimulatedUser._unanswered`).
-COMPAT_PHRASES: Phrases = frozenset(map(tokens, COMPAT_WORDS))
+COMPAT_PHRASES: Phrases = frozenset(map(stems, COMPAT_WORDS))
 
 #: Of those, the words that ask whether the substitute must share something with the original
 #: even without "anything" ("Does it need the same fit?", "What must it have in common?"): not
@@ -651,7 +700,7 @@ _SAME = frozenset({"compat", "kind", "audience"})
 #: Words that make a question a proposal ("Is the same one fine?"): "No, nothing in
 #: particular" would read as a refusal of it.
 _ACCEPTING: Phrases = frozenset(
-    map(tokens, ("ok", "okay", "fine", "alright", "acceptable", "good", "work for"))
+    map(stems, ("ok", "okay", "fine", "alright", "acceptable", "good", "work for"))
 )
 
 #: Words of a question that asks openly for more ("Any other details?", "What else should I
@@ -659,7 +708,7 @@ _ACCEPTING: Phrases = frozenset(
 #: (``ask_specific``), not "I don't know", which would tell the agent there is nothing to know.
 OPEN_ASK: Phrases = frozenset(
     map(
-        tokens,
+        stems,
         (
             "else",
             "detail",
@@ -677,7 +726,7 @@ OPEN_ASK: Phrases = frozenset(
 #: (:func:`match_slots`): "What's your budget, and any other requirements?". Not "other",
 #: "anything else" or "specific", which qualify a specific word ("Any other colour?").
 OPEN_PHRASES: Phrases = frozenset(
-    map(tokens, ("requirement", "criteria", "constraint", "must have", "feature", "spec"))
+    map(stems, ("requirement", "criteria", "constraint", "must have", "feature", "spec"))
 )
 
 
@@ -1001,7 +1050,7 @@ def compile_script(text: str) -> CompiledScript:
         if index is not None and last in ("desc", "goal", "item"):
             naming = {
                 w
-                for w in tokens(str(value))
+                for w in stems(str(value))
                 if len(w) > 1  # a possessive's "s" ("women's") names nothing
                 and w not in _STOP
                 and w not in _GENERIC_NOUNS
@@ -1088,9 +1137,7 @@ def _early(
 
 
 #: Phrases that only say "a number of something": "how many stars" asks about the rating.
-GENERIC: frozenset[tuple[str, ...]] = frozenset(
-    {("how", "many"), ("how", "much"), ("number", "of")}
-)
+GENERIC: frozenset[tuple[str, ...]] = frozenset(map(stems, ("how many", "how much", "number of")))
 
 
 def _positions(words: tuple[str, ...], phrase: tuple[str, ...]) -> list[int]:
@@ -1138,7 +1185,7 @@ def _question(
 
     Remembered: an oracle asks the same few questions of every task's new script.
     """
-    words = tokens(question)
+    words = stems(question)
     return words, _grams(words, longest), frozenset(words)
 
 
@@ -1233,9 +1280,9 @@ def _of_named(
 
 
 #: First words of a question answered by yes or no ("Is the item unopened?").
-_YES_NO_FIRST = frozenset({"is", "are", "was", "were", "does", "do", "did", "has", "have"})
+_YES_NO_FIRST = frozenset(stems("is are was were does do did has have"))
 #: Words that make such a question ask for something after all ("Do you know which item?").
-_ASKING_WHICH = frozenset({"which", "what", "tell", "name", "describe"})
+_ASKING_WHICH = frozenset(stems("which what tell name describe"))
 
 
 def _yes_no(words: tuple[str, ...]) -> bool:
@@ -1449,7 +1496,7 @@ def naming_the_step(slot: Slot) -> Slot:
 
 #: First words of a proposal put to the customer ("Is a $30 one OK?", "Would the black one
 #: do?", "Can you go up to $60?"): a yes-or-no question's, and "would", "can"….
-_PROPOSING_FIRST = _YES_NO_FIRST | {"would", "will", "can", "could", "should", "shall"}
+_PROPOSING_FIRST = _YES_NO_FIRST | frozenset(stems("would will can could should shall"))
 #: A price a proposal names ("$30", "$29.99").
 _PRICE = re.compile(r"\$\s*(\d[\d,]*(?:\.\d+)?)")
 #: Slots that are a price's ceiling for one product: checkable against a proposed price.
@@ -1459,7 +1506,7 @@ _CEILINGS = frozenset({"price_max"})
 _TOTALS = frozenset({"budget"})
 #: Words of a proposal that ask nothing of their own ("Is a $30 one OK for you?").
 _PROPOSAL_WORDS = frozenset(
-    tokens(
+    stems(
         "is are was would will can could should shall does do a an the one ones it this that "
         "ok okay fine alright "
         "good acceptable work be for you your me with at around about of price priced "
@@ -1472,14 +1519,14 @@ _PROPOSAL_WORDS = frozenset(
 #: you?"): the customer states the budget, whichever way the question leans, where those with
 #: no money word ("budget", "spend") got "I'm not sure".
 _BUDGET_RELATION = frozenset(
-    tokens(
+    stems(
         "too much over above under below within affordable pricey spending pay paying limit "
         "max maximum high lot more less than exceed stretch beyond outside willing happy "
         "comfortable"
     )
 )
 #: Words of such a proposal that weigh nothing ("Can you go up to $60?" proposes it).
-_BUDGET_FILLER = frozenset(tokens("go up to want"))
+_BUDGET_FILLER = frozenset(stems("go up to want"))
 
 
 @lru_cache(maxsize=1)
@@ -1521,11 +1568,11 @@ class Verdict(NamedTuple):
 
 
 #: Words asking to add something to the cart ("Should I add it to your cart?"): both.
-_ADDING = frozenset(tokens("add put"))
-_CARTS = frozenset(tokens("cart basket"))
+_ADDING = frozenset(stems("add put"))
+_CARTS = frozenset(stems("cart basket"))
 #: Words of such a question that ask nothing of their own ("Do you want me to add these?").
 _ADDING_WORDS = frozenset(
-    tokens("add put to into in your my cart basket i we me want like these them those all both")
+    stems("add put to into in your my cart basket i we me want like these them those all both")
 )
 
 
@@ -1736,8 +1783,8 @@ class SimulatedUser:
         Anything else stays "I'm not sure". A journey's question routed to a step ("About the
         boots: is a $30 one OK?", as its oracle asks) proposes from what follows the colon.
         """
-        words = tokens(question)
-        lead = tokens(question.rpartition(":")[2])
+        words = stems(question)
+        lead = stems(question.rpartition(":")[2])
         if not lead or lead[0] not in _PROPOSING_FIRST:
             return None
         said = set(words)
@@ -1756,7 +1803,7 @@ class SimulatedUser:
             w
             for m in in_scope
             if _segments(m.slot.name)[0] in (*_SUBJECTS, "category", "project")
-            for w in tokens(str(current.get(m.slot.name, m.slot.value)))
+            for w in stems(str(current.get(m.slot.name, m.slot.value)))
         }
         for i in items or self.compiled.item_words:
             subject |= self.compiled.item_words.get(i, frozenset())
@@ -1769,7 +1816,7 @@ class SimulatedUser:
         axis = False  # a value of an axis is proposed
         price = _PRICE.search(question)
         if price:
-            explained.update(tokens(price.group(0)))
+            explained.update(stems(price.group(0)))
             explained.update(_BUDGET_RELATION | _BUDGET_FILLER)
             asked = _number(price.group(1))
             caps = {

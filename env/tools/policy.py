@@ -9,13 +9,26 @@ shared by every episode on it.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from shopgen.env.tools.context import ToolContext
 from shopgen.env.tools.registry import Encoded, ToolError, encoded, tool
-from shopgen.env.user import tokens
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    """Lower-case word tokens with a plural ``s`` stripped ("Colours?" → ("colour",))."""
+    out = []
+    for w in _WORD.findall(text.lower()):
+        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        out.append(w)
+    return tuple(out)
+
 
 #: Passages a search returns.
 TOP_K = 3

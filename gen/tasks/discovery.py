@@ -208,6 +208,12 @@ Version history:
           to know exactly?"), where they said "I don't know", which told the agent there was
           nothing more (11 of 30 cart tasks that left a detail out, 5k products); with every
           fact said, "that's all".
+          Also, the customer matches questions on word stems (Snowball's English stemmer,
+          ``env.user.stems``), so one listed form answers the others ("urgently" and
+          "urgent", "dropping it off" and "drop it off", "well-reviewed" and "review"). On a
+          held-out bank of 292 questions (16,086 asks, 5k products, d = 2–12) the customer
+          answered 65.1%; stems alone made it 69.5%, and words added for its most common
+          misses 80.7% (the first bank: 98.9% → 99.0%). Replies only.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from shopgen.env import parsing
 from shopgen.env.episode import ShopEnv
 from shopgen.env.parsing import parse_assistant, parse_shared
 from shopgen.env.tools import dialogue
-from shopgen.env.user import SimulatedUser, compile_script, match_slots, tokens
+from shopgen.env.user import SimulatedUser, compile_script, match_slots, stems
 from shopgen.gen.store import BoundedCache
 from shopgen.policies import POLICIES
 from shopgen.policies import play as play_policy
@@ -234,23 +234,18 @@ def _reference_answerable(compiled, question):
     """The slots a question gets answered, what reply recorded of them, and the items it names."""
     slots = tuple(s for s in match_slots(compiled, question) if s.name in compiled.speakable)
     where = tuple(next(i for i, m in enumerate(compiled.matchers) if m.slot is s) for s in slots)
-    said = set(tokens(question))
+    said = set(stems(question))
     items = tuple(sorted(i for i, words in compiled.item_words.items() if said & words))
     names = tuple(s.name for s in slots)
-    existential = bool(said & {"anything", "particular", "specific", "else", "all"})
-    compat = bool(said & {"compatible", "match", "same", "fit", "share", "keep"})
-    shared = bool(said & {"compatible", "match", "same", "share", "keep"}) and not said & {
-        "ok",
-        "okay",
-        "fine",
-        "alright",
-        "acceptable",
-        "good",
-    }
+    existential = bool(said & set(stems("anything particular specific else all")))
+    compat = bool(said & set(stems("compatible match same fit share keep")))
+    shared = bool(said & set(stems("compatible match same share keep"))) and not said & set(
+        stems("ok okay fine alright acceptable good")
+    )
     omitted = tuple(s.name for s in slots if s.omitted)
-    words = " ".join(tokens(question))
-    open_ask = bool(said & {"else", "detail", "information", "everything", "requirement"}) or any(
-        phrase in words for phrase in ("tell me more", "more about", "clarify")
+    words = " ".join(stems(question))
+    open_ask = bool(said & set(stems("else detail information everything requirement"))) or any(
+        " ".join(stems(phrase)) in words for phrase in ("tell me more", "more about", "clarify")
     )
     return slots, where, names, omitted, items, existential, compat, shared, open_ask
 

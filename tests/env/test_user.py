@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from runtime_helpers import call, make_row, result
 
 from shopgen.env.episode import ShopEnv
-from shopgen.env.user import compile_script, match_slots, tokens
+from shopgen.env.user import compile_script, match_slots, stems
 from shopgen.schemas.task import ScriptSlot, ScriptSwitch, UserScript
 
 PID, VID = "B07XK3M9QZ", "V0DIAL4LTY"
@@ -150,8 +150,9 @@ def test_a_variant_is_asked_by_its_noun_or_its_options(question, expected):
     assert set(names(question, s)) == expected
 
 
-def test_tokens_normalise_plurals_and_punctuation():
-    assert tokens("Colours? SIZES!") == ("colour", "size")
+def test_stems_normalise_word_forms_and_punctuation():
+    assert stems("Colours? SIZES!") == ("colour", "size")
+    assert stems("How urgently? Dropping it off") == stems("how urgent drop it off")
 
 
 @pytest.fixture

@@ -2,10 +2,12 @@
 
 Each question here got "I'm not sure" (or another fact) from a customer whose script held the
 answer. An audit asked 20,704 questions naming a fact, in the words a capable assistant uses,
-on 350 tasks of all eight environments (5k products, d = 2–12): 77.0% were answered, now
-98.8%, and none answered before is missed now. What stays unanswered on purpose: an open
+on 350 tasks of all eight environments (5k products, d = 2–12): 77.0% were answered, then
+98.8%. A held-out bank of 292 other questions (16,086 asks on other tasks) was answered 65.1%
+of the time; matching on word stems made that 69.5% before any word was added for it, and
+80.7% after its most common misses were added. What stays unanswered on purpose: an open
 question ("Any other details?") in a policy, returns, status, cart or bundle task, whose facts
-must be asked for by name.
+must be asked for by name (the customer asks what the agent wants to know).
 """
 
 import pytest
@@ -23,6 +25,7 @@ def _slot(name, value, kind, label, keywords=()):
 SEARCH = [
     ScriptSlot(name="category", value="table lamps", kind="text", label="kind of product"),
     _slot("price_max", 80, "money", "budget"),
+    _slot("rating_min", 4.0, "rating", "minimum rating"),
     _slot("ship_days_max", 4, "days", "delivery time"),
     _slot("k_rec", 3, "count", "number of options"),
     _slot("attrs.shade_material", "Glass Shade", "attr", "shade material"),
@@ -124,6 +127,14 @@ def _names(slots, question):
         (CART, "Just one of each?", {"items.0.qty"}),
         (CART, "One or more?", {"items.0.qty"}),
         (CART, "What kind of electric toothbrush?", {"items.0.variant.color"}),
+        # Word forms meet on their stems: one listed form answers the others.
+        (SEARCH, "How urgently do you need it?", {"ship_days_max"}),
+        (SEARCH, "Do you want only well-reviewed products?", {"rating_min"}),
+        (SEARCH, "What's the highest you'd go?", {"price_max"}),
+        (RETURNS, "Shipping it back or dropping it off?", {"method"}),
+        (RETURNS, "How would you like to proceed?", {"action"}),
+        (POLICY, "Are you a Premium customer?", {"tier"}),
+        (POLICY, "What are you purchasing?", {"category"}),
     ],
 )
 def test_everyday_words_reach_their_fact(slots, question, expected):
