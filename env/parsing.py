@@ -229,6 +229,11 @@ def parse_text(text: str) -> ParsedMessage:
     return ParsedMessage(content, items)
 
 
+#: Why JSON that is well formed can still be unreadable: Python refuses integers of more than
+#: 4,300 digits (``ValueError``) and nesting deeper than its recursion limit.
+_UNREADABLE = "a number too long or nesting too deep"
+
+
 def _parse_block(body: str) -> ToolCall | ParseIssue:
     body = body.strip()
     if body.startswith("<function="):
@@ -240,6 +245,8 @@ def _parse_block(body: str) -> ToolCall | ParseIssue:
         value, end = decoder.raw_decode(body)
     except json.JSONDecodeError as exc:
         return ParseIssue(f"malformed JSON in <tool_call>: {exc.msg} at char {exc.pos}")
+    except (ValueError, RecursionError):
+        return ParseIssue(f"unreadable JSON in <tool_call>: {_UNREADABLE}")
     rest = body[end:].strip()
     if isinstance(value, list) or (rest and rest[0] in "{["):
         return ParseIssue("several calls in one <tool_call> block; write one block per call")
@@ -273,6 +280,8 @@ def _with_arguments(name: str, arguments: object, call_id: str | None) -> ToolCa
                 return ParseIssue(
                     f"malformed JSON in arguments: {exc.msg} at char {exc.pos}", name, call_id
                 )
+            except (ValueError, RecursionError):
+                return ParseIssue(f"unreadable JSON in arguments: {_UNREADABLE}", name, call_id)
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):

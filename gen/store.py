@@ -30,9 +30,13 @@ def _storable_key(key: object, width: int) -> bytes | None:
 
     A NumPy ``S`` array drops trailing NULs, so ``"ID"`` and ``"ID\0"`` compare equal in it;
     no generated id holds a NUL, so a key holding one names nothing (an agent that padded a
-    product id would otherwise get a second, distinct-looking name for the same product).
+    product id would otherwise get a second, distinct-looking name for the same product), nor
+    does a key UTF-8 cannot encode (a lone surrogate).
     """
-    raw = key.encode() if isinstance(key, str) else b""
+    try:
+        raw = key.encode() if isinstance(key, str) else b""
+    except UnicodeEncodeError:  # a lone surrogate ("\ud800"): no id is written so
+        return None
     if not raw or len(raw) > width or b"\0" in raw:
         return None
     return raw

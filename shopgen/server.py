@@ -43,7 +43,9 @@ from shopgen.schemas.errors import ShopgenError
 from shopgen.schemas.task import TaskRow
 
 try:
-    from fastapi import FastAPI, HTTPException
+    from fastapi import FastAPI, HTTPException, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import JSONResponse
     from pydantic import BaseModel, Field
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
@@ -81,6 +83,34 @@ class StepRequest(BaseModel):
 
 class SessionConflict(ShopgenError):
     """A reset named an ``episode_id`` that a live session already holds (HTTP 409)."""
+
+
+class NotFound(ShopgenError):
+    """A request names a session or loaded task the server does not hold (HTTP 404).
+
+    Its own class, not ``KeyError``: a ``KeyError`` raised inside an episode is a fault of the
+    task or of shopgen, and must not read to the client as "no such session".
+    """
+
+
+def _check_text(value: Any, where: str) -> None:
+    r"""Refuse a request whose text holds a lone surrogate ("\ud800"): it is no Unicode.
+
+    JSON can escape one, Python decodes it, and the episode would run on it until its response
+    could not be encoded: the state changed and the client got a bare 500.
+    """
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            raise ShopgenError(f"{where} holds a lone surrogate: not valid Unicode") from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_text(key, where)
+            _check_text(item, where)
+    elif isinstance(value, list):
+        for item in value:
+            _check_text(item, where)
 
 
 #: How many ended (closed or evicted) ids the server remembers, to say why one is unknown.
@@ -133,10 +163,10 @@ class Sessions:
             return req.task
         if req.task_id is not None:
             if req.task_id not in self.tasks:
-                raise KeyError(f"no loaded task {req.task_id!r}")
+                raise NotFound(f"no loaded task {req.task_id!r}")
             return self.tasks[req.task_id]
         if req.seed is None:
-            raise KeyError("reset needs task, task_id, or seed (with env, or a loaded task set)")
+            raise NotFound("reset needs task, task_id, or seed (with env, or a loaded task set)")
         if req.env is not None:
             if self._factory is None:
                 from shopgen.taskgen import TaskFactory
@@ -144,7 +174,7 @@ class Sessions:
                 self._factory = TaskFactory(self.shop, seed=0)
             return self._factory.make(req.env, req.d, req.seed).row
         if not self.order:
-            raise KeyError("no tasks loaded: pass env with the seed, or start with --tasks")
+            raise NotFound("no tasks loaded: pass env with the seed, or start with --tasks")
         return self.tasks[self.order[stable_hash("serve", req.seed) % len(self.order)]]
 
     def new_id(self, task_id: str) -> str:
@@ -240,14 +270,14 @@ class Sessions:
             return env
         why = self.gone.get(episode_id)
         if why == "evicted":
-            raise KeyError(
+            raise NotFound(
                 f"no session {episode_id!r}: it was evicted (the server holds at most "
                 f"{self.max_sessions} sessions, finished ones go first, then the least recently "
                 "used; raise --max-sessions or close sessions you are done with)"
             )
         if why == "closed":
-            raise KeyError(f"no session {episode_id!r}: it was closed")
-        raise KeyError(f"no session {episode_id!r} (reset first)")
+            raise NotFound(f"no session {episode_id!r}: it was closed")
+        raise NotFound(f"no session {episode_id!r} (reset first)")
 
 
 class CloseRequest(BaseModel):
@@ -276,11 +306,26 @@ def create_app(
     app = FastAPI(title="shopgen", description="OpenEnv-style shopping-agent environment")
     app.state.sessions = sessions
 
+    @app.exception_handler(RequestValidationError)
+    def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI's own handler re-encodes the offending input, which fails on NaN.
+        return JSONResponse({"detail": repr(exc.errors())[:2000]}, status_code=422)
+
+    @app.exception_handler(Exception)
+    def internal(request: Request, exc: Exception) -> JSONResponse:
+        # A fault of a task row or of shopgen: one JSON error line, not a bare text 500.
+        return JSONResponse(
+            {"detail": f"internal error: {type(exc).__name__}: {exc}"[:2000]}, status_code=500
+        )
+
     def guarded(fn, *args):
         try:
+            _check_text(
+                [a.model_dump() if isinstance(a, BaseModel) else a for a in args], "the request"
+            )
             return fn(*args)
-        except KeyError as exc:
-            raise HTTPException(404, str(exc.args[0])) from None
+        except NotFound as exc:
+            raise HTTPException(404, str(exc)) from None
         except SessionConflict as exc:
             raise HTTPException(409, str(exc)) from None
         except (TaskError, EpisodeError, ShopgenError) as exc:
@@ -330,4 +375,4 @@ def create_app(
     return app
 
 
-__all__ = ["SessionConflict", "Sessions", "create_app"]
+__all__ = ["NotFound", "SessionConflict", "Sessions", "create_app"]

@@ -81,6 +81,8 @@ def score_lines(env: ShopEnv, tasks: dict[str, TaskRow], lines: Iterable[str]) -
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             record, problem = None, f"not JSON: {exc.msg} (column {exc.colno})"
+        except (ValueError, RecursionError):
+            record, problem = None, "unreadable JSON: a number too long or nesting too deep"
         else:
             problem = _record_problem(record)
         if problem:
@@ -126,6 +128,8 @@ def _record_problem(record: Any) -> str | None:
     """What keeps a decoded line from being a trajectory record, or None."""
     if not isinstance(record, dict) or not {"task_id", "messages"} <= record.keys():
         return "not a JSON object with task_id and messages"
+    if not isinstance(record["task_id"], str):
+        return "task_id must be a string"
     if not isinstance(record["messages"], list):
         return "messages must be a list"
     return None

@@ -449,7 +449,10 @@ def _from_text(text: str, target: Any) -> Any:
     """A ``<parameter=…>`` value converted to the declared type; unchanged when it cannot be."""
     stripped = text.strip()
     if target is int and _INT_TEXT.match(stripped):
-        return int(stripped)
+        try:
+            return int(stripped)
+        except ValueError:  # more digits than Python converts: left as text, rejected as such
+            return text
     if target is bool and stripped.lower() in ("true", "false"):
         return stripped.lower() == "true"
     if target is float:
@@ -460,7 +463,7 @@ def _from_text(text: str, target: Any) -> Any:
     if typing.get_origin(target) is list:
         try:
             return json.loads(stripped)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # malformed, too long a number or too deep
             return text
     return text
 

@@ -6,6 +6,8 @@ table and the HTTP status a trainer sees, not the transport.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytest.importorskip("fastapi")
@@ -118,3 +120,44 @@ def test_close_releases_a_session(make, tasks):
     b, c = _reset(client, task_id=tid), _reset(client, task_id=tid)  # the cap has room again
     assert client.get("/health").json()["evicted"] == 0
     assert {b, c} == set(client.app.state.sessions.ids())
+
+
+def test_a_lone_surrogate_is_refused_before_the_episode_moves(make, tasks):
+    """It decoded, ran, and then failed to encode: the turn moved on and the client got 500."""
+    client = make(4)
+    episode = _reset(client, task_id=tasks[0].task_id, seed=3)
+    message = '{"role": "assistant", "content": "Bye \\ud800"}'  # JSON's escape, as sent
+    body = f'{{"episode_id": "{episode}", "action": {{"message": {message}}}}}'
+    bad = client.post("/step", content=body.encode(), headers={"content-type": "application/json"})
+    assert bad.status_code == 400
+    assert "lone surrogate" in bad.json()["detail"]
+    assert _state(client, episode).json()["turn"] == 0
+    reset = b'{"task_id": "%s", "episode_id": "\\ud800"}' % tasks[0].task_id.encode()
+    refused = client.post("/reset", content=reset, headers={"content-type": "application/json"})
+    assert refused.status_code == 400
+
+
+def test_internal_faults_are_json_and_never_read_as_a_missing_session(indexed_catalog_dir, tasks):
+    """A task row missing a θ axis raised KeyError inside the episode, served as 404 "eps_rank"."""
+    client = TestClient(
+        create_app(indexed_catalog_dir, tasks=tasks, instance="t"), raise_server_exceptions=False
+    )
+    task = next(t for t in tasks if "catalog_search" in t.tools)
+    row = task.model_dump()
+    theta = json.loads(row["theta"]) if isinstance(row["theta"], str) else dict(row["theta"])
+    theta.pop("eps_rank")
+    row["theta"] = json.dumps(theta) if isinstance(row["theta"], str) else theta
+    episode = _reset(client, task=row)
+    call = {"name": "catalog_search", "arguments": '{"query": "lamp"}'}
+    search = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "c", "type": "function", "function": call}],
+    }
+    response = _step(client, episode, search)
+    assert response.status_code == 500, response.text
+    assert response.json()["detail"].startswith("internal error: KeyError")
+    nan = client.post(
+        "/step", content=b'{"episode_id": NaN}', headers={"content-type": "application/json"}
+    )
+    assert nan.status_code == 422
