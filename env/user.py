@@ -104,7 +104,10 @@ _MONEY = (
     "expensive",
     # How much in other words: each got "I don't know" from a customer holding a budget on
     # every discovery, substitution, journey and bundle task that left it out (447 asks).
-    "pay",
+    "to pay",
+    "did you pay",
+    "you paid",
+    "pay for it",
     "spending",
     "your max",
     "the most you",

@@ -146,6 +146,8 @@ def test_everyday_words_reach_their_fact(slots, question, expected):
     [
         # "plan" names a membership plan, not a plan to return something.
         (POLICY, "How do you plan to return it?", {"tier"}),
+        # Paying for a membership is no question about what the item cost.
+        (POLICY, "Do you pay for a membership?", {"price", "order_total"}),
         # A policy's facts are asked for by name: an open question gets none of them.
         (POLICY, "Could you give me more information?", {s.name for s in POLICY}),
         (CART, "Anything else I should know?", {"items.0.qty", "items.0.variant.color"}),
