@@ -966,8 +966,12 @@ def yes_no_stated(text: str) -> set[bool]:
     """
     low = re.sub(r"\b(it|that|this|there)'s\b", r"\1 is", plain(text)).replace("'re ", " are ")
     said = {m.lower() == "yes" for m in _YES_NO.findall(low)}
+    stated = bool(said)
     for yes, _no in _YES_NO_WORDS.findall(low):
-        said.add(bool(yes))
+        # Beside a stated answer, "Sure!" or "Of course!" is courtesy ("Sure! Unfortunately,
+        # no, …" read as yes and no); "I'm afraid not" is still a no.
+        if not (yes and stated):
+            said.add(bool(yes))
     if said:
         return said
     no = [m.span() for m in _SAID_NO.finditer(low)]

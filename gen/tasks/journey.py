@@ -334,6 +334,15 @@ Version history:
           Its system prompt says the same of a policy paragraph.
           Its discovery and substitution steps read their own questions
           (``verifiers.journey.QUESTION_ENVS``) and are graded as discovery 1.10's.
+          Also, the one-paragraph-per-request layout survives more honest wrapping
+          (``verifiers.journey.texts``): sign-offs and openers ("Best regards" over a name,
+          "Cheers!", "All done!", "Sure! Here's where everything stands.", "Here are
+          the results of your 3 requests."), a bold heading repeating the request in full, and
+          a list a paragraph introduces with a colon, across blank lines. Each voided the
+          layout, and the whole-message fallback then failed a policy step on another step's
+          prices: 6 of 50 journeys per sign-off, 8 of 50 for "Sure!", 3 and 6 of 30 for blank
+          lines in a bundle's list (5k and 100k products, d = 2–12); now none. A status
+          paragraph split in two by a blank line still falls back (1 of 13).
 """
 
 from __future__ import annotations

@@ -218,6 +218,8 @@ Version history:
           45"), reads as a second answer. An honest agent could not know that before.
           Also, asked openly for more with facts left unsaid, the customer asks what the agent
           wants to know (discovery 1.10), where they said "I don't know".
+          Also, an affirming opener beside a stated answer is courtesy: "Sure! Unfortunately,
+          no, …" and "Of course! No, …" read as yes and no.
 """
 
 from __future__ import annotations

@@ -115,6 +115,14 @@ _WRAPPINGS = {
     "both": lambda ps: ["Hello!", *ps, "Hope this helps, happy shopping!"],
     "headings": lambda ps: [x for i, p in enumerate(ps) for x in (f"### Request {i + 1}", p)],
     "bold headings": lambda ps: [x for i, p in enumerate(ps) for x in (f"**Request {i + 1}:**", p)],
+    # Each of these voided the layout (a journey audit: 6 of 50 journeys then failed a policy
+    # step on another step's prices, 8 of 50 on "Sure" read as a yes).
+    "sign-off": lambda ps: [*ps, "Best regards,\nYour Shopping Assistant"],
+    "cheers": lambda ps: ["Sure! Here's where everything stands.", *ps, "Cheers!"],
+    "counted": lambda ps: [f"Here are the results of your {len(ps)} requests.", *ps, "All done!"],
+    "long headings": lambda ps: [
+        x for i, p in enumerate(ps) for x in (f"**Request {i + 1}: {'what you asked ' * 8}**", p)
+    ],
 }
 
 
@@ -136,6 +144,13 @@ def test_courtesy_lines_and_headings_are_not_paragraphs_of_a_request():
     # A paragraph that says something is no courtesy line: the count differs, whole message.
     extra = "\n\n".join([*answers, "It may also have been cancelled on 2026-02-02."])
     assert texts(extra, 2) == (extra, extra)
+    # A list a paragraph introduces with a colon is that paragraph's, across blank lines.
+    listed = "Your set:\n\n- a lamp ($12.99)\n\n- a desk ($80.00)\nTotal: $92.99."
+    got = texts("\n\n".join([answers[0], listed, answers[1]]), 3)
+    assert got[1] == listed.replace("\n\n", "\n")
+    # Numbered answers are no list of one paragraph's.
+    numbered = [f"{i + 1}. {a}" for i, a in enumerate(answers)]
+    assert texts("\n\n".join(numbered), 2) == tuple(numbered)
     # Only around the answers: a courtesy line between two answers is a request's paragraph.
     middle = "\n\n".join([answers[0], "Let me know if that helps.", answers[1]])
     assert texts(middle, 2) == (middle, middle)

@@ -133,6 +133,19 @@ def test_negations_and_future_events_still_state_no_second_status(text, truth):
 # -- yes and no ------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Sure! Unfortunately, no, you can't return opened headphones.", {False}),
+        ("Of course! No, it is not eligible.", {False}),
+        ("Sure, let me check. Yes, that is allowed.", {True}),
+        ("Yes. I'm afraid not, though, if it was opened.", {True, False}),
+    ],
+)
+def test_an_affirming_opener_beside_a_stated_answer_is_courtesy(text, said):
+    assert yes_no_stated(text) == said
+
+
 def test_a_yes_and_a_conditional_no_are_both_answers():
     assert yes_no_stated("Yes in most cases. No if the item was used.") == {True, False}
     assert yes_no_stated("No receipt is needed.") == set()  # a sentence about something
