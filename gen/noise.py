@@ -53,6 +53,11 @@ def _neighbours() -> dict[str, str]:
 
 #: QWERTY keys physically next to each key (the fat-finger model of substitution and insertion).
 NEIGHBOURS: dict[str, str] = _neighbours()
+#: The same, without the digit keys: a typo never types a digit ("into my cart 3 me" read as a
+#: quantity, "7o ptions" hid one).
+_TYPED: dict[str, str] = {
+    ch: "".join(c for c in near if not c.isdigit()) for ch, near in NEIGHBOURS.items()
+}
 
 #: Word → chat shorthand. Lower-case keys; the first letter's case is carried over.
 SHORTHAND: dict[str, str] = {
@@ -203,17 +208,21 @@ def _start_rate(p: float) -> float:
 def _typo_run(text: str, hits: list[int], ops: list[int], picks: list[float]) -> str:
     """``text`` with a typo of kind ``OPS[op]`` at each hit position.
 
-    Each hit's ``picks`` entry (a uniform) picks the neighbouring key a typo types.
+    Each hit's ``picks`` entry (a uniform) picks the neighbouring key a typo types. A number
+    is kept as written: no typo falls on a digit or next to one, and none types a digit, so a
+    model number ("64GB", "65% keyboard"), a count ("7 options") or a quantity reads as the
+    customer meant it (an audit of 520 first messages found 13 numbers changed or glued to a
+    word, and 12 digits typed where none was).
     """
     n = len(text)
     chars = list(text)
     # Each position becomes a string; a transposition consumes the next position too.
     skip = -1
     for i, op, pick in zip(hits, ops, picks, strict=True):
-        if i <= skip:
+        if i <= skip or _near_digit(text, i, 3 if OPS[op] == "transpose" else 2):
             continue
         ch = text[i]
-        near = NEIGHBOURS.get(ch, "")
+        near = _TYPED.get(ch, "")
         kind = OPS[op]
         if kind == "transpose":
             if i + 1 < n and text[i + 1] != ch:
@@ -233,6 +242,11 @@ def _typo_run(text: str, hits: list[int], ops: list[int], picks: list[float]) ->
         else:
             chars[i] = ch + ch
     return "".join(chars)
+
+
+def _near_digit(text: str, i: int, reach: int) -> bool:
+    """Whether ``text[i - 1 : i + reach]`` holds a digit (what a typo at ``i`` could touch)."""
+    return any(c.isdigit() for c in text[max(0, i - 1) : i + reach])
 
 
 def edit_distances(a: Sequence[str], b: Sequence[str]) -> np.ndarray:

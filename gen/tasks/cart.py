@@ -160,6 +160,8 @@ Version history:
           name. Replies only; every task id changes with the version.
           Also, asked openly for more with facts left unsaid, the customer asks what the agent
           wants to know (discovery 1.10), where they said "I don't know".
+          Also, typo noise keeps numbers as written (discovery 1.10): every noisy first
+          message changes.
 """
 
 from __future__ import annotations

@@ -343,6 +343,8 @@ Version history:
           prices: 6 of 50 journeys per sign-off, 8 of 50 for "Sure!", 3 and 6 of 30 for blank
           lines in a bundle's list (5k and 100k products, d = 2–12); now none. A status
           paragraph split in two by a blank line still falls back (1 of 13).
+          Also, typo noise keeps numbers as written (discovery 1.10): every noisy first
+          message changes.
 """
 
 from __future__ import annotations

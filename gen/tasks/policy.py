@@ -220,6 +220,8 @@ Version history:
           wants to know (discovery 1.10), where they said "I don't know".
           Also, an affirming opener beside a stated answer is courtesy: "Sure! Unfortunately,
           no, …" and "Of course! No, …" read as yes and no.
+          Also, typo noise keeps numbers as written (discovery 1.10): every noisy first
+          message changes.
 """
 
 from __future__ import annotations

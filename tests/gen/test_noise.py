@@ -67,6 +67,28 @@ def test_protected_segments_survive_byte_for_byte(parts, p, seed):
             assert after.text == before.text
 
 
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(r"[a-z]{1,8}", fullmatch=True),
+            st.from_regex(r"\d{1,5}[%a-zA-Z]{0,3}", fullmatch=True),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.floats(0.0, 0.5),
+    st.integers(0, 2**32),
+)
+def test_numbers_are_kept_as_written(words, p, seed):
+    """A typo never falls on a digit or next to one, and never types one: "64GB", "65%" and
+    "7 options" stay readable ("6GB", "56%", "7o ptions" and a stray "3" were typed before)."""
+    text = " ".join(words)
+    out = join(typos([Segment(text)], p, stream(seed, "digits")))
+    assert re.findall(r"\d", out) == re.findall(r"\d", text)
+    for m in re.finditer(r"\d+", text):
+        assert text[max(0, m.start() - 1) : m.end() + 1] in out
+
+
 def test_typos_are_keyboard_neighbours_or_doubles():
     rng = stream(1, "kinds")
     seen_sub = 0

@@ -21,9 +21,11 @@ def _plain_typo_run(text, q, rng):
     picks = rng.random(hits.size)
     chars, skip = list(text), -1
     for i, op, pick in zip(hits.tolist(), ops.tolist(), picks.tolist(), strict=True):
-        if i <= skip:
-            continue
-        ch, near, kind = text[i], NEIGHBOURS.get(text[i], ""), OPS[op]
+        reach = 3 if OPS[op] == "transpose" else 2
+        if i <= skip or any(c.isdigit() for c in text[max(0, i - 1) : i + reach]):
+            continue  # numbers are kept as written
+        near = "".join(c for c in NEIGHBOURS.get(text[i], "") if not c.isdigit())
+        ch, kind = text[i], OPS[op]
         if kind == "transpose":
             if i + 1 < n and text[i + 1] != ch:
                 chars[i], chars[i + 1] = text[i + 1], ch
