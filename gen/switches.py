@@ -19,20 +19,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 
 from shopgen.gen.slots import Slot, check_slots, make_slot, spec_for
 from shopgen.schemas.errors import ConfigError
 
-SwitchKind = Literal["swap_item", "change_variant", "add_item", "raise_budget"]
-SWITCH_KINDS: tuple[str, ...] = ("swap_item", "change_variant", "add_item", "raise_budget")
+SwitchKind = Literal["swap_item", "change_variant", "add_item", "raise_budget", "lower_budget"]
+SWITCH_KINDS: tuple[str, ...] = get_args(SwitchKind)
 
 #: Which kinds of change of mind make sense in each environment.
 ENV_SWITCHES: dict[str, tuple[str, ...]] = {
-    "discovery": ("change_variant", "raise_budget"),
-    "substitution": ("change_variant", "raise_budget"),
+    # A lowered budget replaces a raise that would change no answer (recsearch.settle).
+    "discovery": ("change_variant", "raise_budget", "lower_budget"),
+    "substitution": ("change_variant", "raise_budget", "lower_budget"),
     "cart": ("swap_item", "change_variant", "add_item"),
     "returns": ("change_variant",),
     "status": (),

@@ -219,10 +219,21 @@ Version history:
           environments, d = 0–12, 5k products) found 13 numbers changed or glued to a word
           ("64GB" → "6GB", "65%" → "56%", "send 7o ptions") and 12 digits typed where none was
           ("into my cart 3 me", read as a quantity). Every noisy first message changes.
+          Also, a change of budget changes what is correct (``recsearch.settle``). A budget
+          raised by a quarter mostly let in nothing the customer ranks among the best: the
+          list best under the first budget still passed on 21 of 25 raises (5k products, d =
+          2–12, 12 tasks each) and 11 of 12 (100k, 6 each), so an agent that ignored the
+          change of mind was correct. Such a raise is now a lowered budget (switch kind
+          ``lower_budget``), a whole dollar under the dearest product of that list, lowered
+          again until the list breaks it with the episode's final stock; where that leaves
+          fewer than pool_min(k) in stock the raise stays. Budget changes the ignoring list
+          still passes: 15 of 25 and 4 of 11. The share of tasks with a change of mind is
+          unchanged (nothing is redrawn).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -234,10 +245,8 @@ from shopgen.gen.tasks.constraints import (
     choose_constraints,
     constraints_from,
     draw_category,
-    feasible_set,
     goal_fields,
     pool_min,
-    preference,
     preference_fact,
     tables,
     visible_attrs,
@@ -248,6 +257,7 @@ from shopgen.gen.tasks.recsearch import (
     plan_change,
     play,
     query,
+    settle,
     to_ask,
 )
 from shopgen.schemas.task import TaskRow
@@ -273,10 +283,18 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     slots.append(make_slot("discovery", "k_rec", k))
     visible = tables(ctx).visible(category)
     switch = plan_change("discovery", cols, slots, values, k, axes, rng, visible=visible)
-    final = {**values, **dict(switch.changes)} if switch else values
-    cons = constraints_from(category, final)
-    pref = preference(ctx, user_id, cons)
-    fs = feasible_set(ctx, cons, pref, k=k, p_oos=float(axes.p_oos), rng=rng)
+    switch, cons, pref, fs = settle(
+        ctx,
+        cols,
+        values,
+        switch,
+        partial(constraints_from, category),
+        user_id,
+        k=k,
+        d=d,
+        p_oos=float(axes.p_oos),
+        rng=rng,
+    )
     goal = {
         "category_name": name,
         "constraints": cons.to_dict(),

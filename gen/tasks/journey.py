@@ -345,6 +345,7 @@ Version history:
           paragraph split in two by a blank line still falls back (1 of 13).
           Also, typo noise keeps numbers as written (discovery 1.10): every noisy first
           message changes.
+          Its discovery and substitution steps' budget changes follow discovery 1.10's.
 """
 
 from __future__ import annotations
