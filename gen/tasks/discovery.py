@@ -11,8 +11,9 @@ Customer wants:
     (price, rating, delivery speed, brand with the brands they like) in order, each with a
     strength word whose weight the ranking uses. Decidable from cards: every constraint is
     on a fact a search card shows (price, rating, ship days, brand, key attribute values). With p_switch(d) they change one constraint after the first turn: a raised
-    budget (×1.25) or another value of a stated attribute that still leaves more than k_rec
-    in-stock products (``recsearch.plan_change``).
+    budget (×1.25; lowered instead where a raise would change no answer,
+    ``recsearch.settle``) or another value of a stated attribute that still leaves more than
+    k_rec in-stock products (``recsearch.plan_change``).
 Tools offered:
     catalog_search, catalog_get_product, catalog_get_variants, recommend_products, ask_user.
 Hidden goal:

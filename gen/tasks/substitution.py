@@ -13,7 +13,8 @@ Customer wants:
     (originals whose compat value a card does not show are redrawn), and the preference is
     stated in full when asked (the ``priority`` fact, as in discovery).
     With p_switch(d) they change one constraint after the first turn: a raised price ceiling
-    (×1.25) or another value of a stated non-compat attribute (``recsearch.plan_change``).
+    (×1.25; lowered instead where a raise would change no answer, ``recsearch.settle``) or
+    another value of a stated non-compat attribute (``recsearch.plan_change``).
 Tools offered:
     catalog_search, catalog_get_product, catalog_get_variants, user_get_visit_history,
     recommend_products, ask_user.
