@@ -8,7 +8,7 @@ from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score, copy_data
 from shopgen.gen.store import BoundedCache
 from shopgen.schemas.task import TaskRow
-from shopgen.verifiers.reward import Verdict, compose
+from shopgen.verifiers.reward import Verdict, as_asked, compose
 from shopgen.verifiers.rows import PerObject, decoded, graded_by_records
 
 #: Share of the coverage score kept when the recommended set costs more than the budget.
@@ -94,11 +94,7 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     kinds a stated budget fits): however well it happens to match, it earns at most 0 and is
     not correct, as a guessed start is in ``returns``.
     """
-    r_task, correct, details = grade(decoded(task, "goal"), state)
-    asked = _to_ask(task) <= state.answered_slots()
-    if asked:
-        return r_task, correct, details
-    return min(r_task, 0.0), False, {**details, "asked": False}
+    return as_asked(grade(decoded(task, "goal"), state), _to_ask(task), state)
 
 
 def _kinds_to_ask(task: TaskRow) -> frozenset[str]:

@@ -15,7 +15,7 @@ from shopgen.env.state import EpisodeState
 from shopgen.env.verifier import Score, copy_data
 from shopgen.gen.store import BoundedCache
 from shopgen.schemas.task import TaskRow
-from shopgen.verifiers.reward import Verdict, compose
+from shopgen.verifiers.reward import Verdict, as_asked, compose
 from shopgen.verifiers.rows import PerObject, decoded
 
 Key = tuple[str, str | None]
@@ -58,12 +58,10 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     """
     goal = decoded(task, "goal")
     graded = _graded(goal)
-    r_task, correct, details = graded.remember(
+    verdict = graded.remember(
         tuple(state.cart.items()), lambda: grade(_goal_units(goal), state.cart)
     )
-    if _to_ask(task) <= state.answered_slots():
-        return r_task, correct, details
-    return min(r_task, 0.0), False, {**details, "asked": False}
+    return as_asked(verdict, _to_ask(task), state)
 
 
 def details_to_ask(task: TaskRow) -> frozenset[str]:

@@ -32,7 +32,7 @@ from shopgen.env.state import EpisodeState
 from shopgen.gen.store import BoundedCache
 from shopgen.gen.tasks.constraints import Constraints, Preference, dcg, discounts, gain
 from shopgen.schemas.task import TaskRow
-from shopgen.verifiers.reward import Verdict
+from shopgen.verifiers.reward import Verdict, as_asked
 from shopgen.verifiers.rows import PerObject, decoded, graded_by_records
 
 
@@ -179,10 +179,7 @@ def asked_verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     preference, and the first k in-stock search hits earned +0.22 on average (5k products),
     while cart, bundle and returns capped such guesses at 0.
     """
-    r_task, correct, details = grade(decoded(task, "goal"), state)
-    if _to_ask(task) <= state.answered_slots():
-        return r_task, correct, details
-    return min(r_task, 0.0), False, {**details, "asked": False}
+    return as_asked(grade(decoded(task, "goal"), state), _to_ask(task), state)
 
 
 def facts_to_ask(task: TaskRow) -> frozenset[str]:

@@ -61,6 +61,19 @@ _turn_terms = PerObject(_make_turn_terms, limit=1024)
 Verdict = tuple[float, bool, dict[str, Any]]
 
 
+def as_asked(verdict: Verdict, needed: frozenset[str], state: EpisodeState) -> Verdict:
+    """``verdict`` when the customer was asked for every slot in ``needed``, else a guess.
+
+    What the customer states only when asked, an agent that never asked could only guess:
+    however well the guess matches, it earns at most 0 and is not correct (cart, bundle,
+    discovery and substitution; ``details["asked"]`` says so).
+    """
+    if needed <= state.answered_slots():
+        return verdict
+    r_task, _, details = verdict
+    return min(r_task, 0.0), False, {**details, "asked": False}
+
+
 def protocol_failure(state: EpisodeState) -> str | None:
     """The first protocol failure of the episode as ``"kind: message"``, or None.
 

@@ -153,26 +153,30 @@ def settle(
     cons = make(final)
     pref = preference(ctx, user_id, cons)
     fs = feasible_set(ctx, cons, pref, k=k, p_oos=p_oos, rng=rng)
+    drawn = Settled(switch, cons, pref, fs)
     if switch is None or switch.kind != "raise_budget":
-        return Settled(switch, cons, pref, fs)
+        return drawn
     first = make(stated)
     old = _first_best(ctx, cols, first, user_id, fs, k)
     if old is None or not _passes(fs, old, k, d):
-        return Settled(switch, cons, pref, fs)
-    raised = Settled(switch, cons, pref, fs)
+        return drawn
     for _ in range(LOWER_TRIES):
         # The final episode's out-of-stock marks shape the list too: lower until it breaks.
-        budget = float(math.ceil(max(cols.price[cols.position[pid]] for pid in old)) - 1)
+        budget = float(math.ceil(_dearest(cols, old)) - 1)
         lowered = make({**stated, "price_max": budget})
         if budget < 1 or np.count_nonzero(lowered.mask(cols) & cols.in_stock) < pool_min(k):
-            return raised
+            return drawn
         pref = preference(ctx, user_id, lowered)
         fs = feasible_set(ctx, lowered, pref, k=k, p_oos=p_oos, rng=rng)
         old = _first_best(ctx, cols, first, user_id, fs, k)
-        if old is None or max(cols.price[cols.position[pid]] for pid in old) > budget:
+        if old is None or _dearest(cols, old) > budget:
             change = replace(switch, kind="lower_budget", changes=(("price_max", budget),))
             return Settled(change, lowered, pref, fs)
-    return raised
+    return drawn
+
+
+def _dearest(cols: Columns, products: list[str]) -> float:
+    return float(max(cols.price[cols.position[pid]] for pid in products))
 
 
 def _first_best(
