@@ -10,9 +10,9 @@ items or budgets exist in the catalog), passed in as ``options``.
 >>> from shopgen.gen.seeding import stream
 >>> goal = slots("bundle", {"project": "garden", "budget": 100}, required=["project"])
 >>> sw = plan_switch("bundle", goal, p_switch=1.0, T_max=6, rng=stream(0, "doc"),
-...                  options={"raise_budget": {"budget": [150]}})
+...                  options={"lower_budget": {"budget": [80]}})
 >>> [(s.name, s.value) for s in apply_switch(goal, sw)]
-[('project', 'garden'), ('budget', 150)]
+[('project', 'garden'), ('budget', 80)]
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ ENV_SWITCHES: dict[str, tuple[str, ...]] = {
     "returns": ("change_variant",),
     "status": (),
     "policy": (),
-    "bundle": ("raise_budget", "add_item"),
+    # A raise only relaxes a bundle's budget: it never changes which sets are correct.
+    "bundle": ("lower_budget", "add_item"),
     "journey": SWITCH_KINDS,  # any of its steps' own (journey 2.1)
 }
 

@@ -114,7 +114,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "bundle",
-        "1.7",
+        "1.8",
         "recommend one product per category of a project within budget",
         *_COMMON,
         "top_k",
@@ -124,7 +124,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "3.1",
+        "3.2",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

@@ -28,7 +28,7 @@ Reward and is_correct:
     otherwise r_task is at most 0 and the task is not correct.
 Difficulty axes used:
     p_missing (the list is withheld), p_oos (the cheapest products of each category are out of
-    stock in the episode), p_switch (raise the budget / add a kind mid-conversation), top_k and
+    stock in the episode), p_switch (lower the budget / add a kind mid-conversation), top_k and
     eps_rank (what each search shows), T_max and B_tool (how many kinds fit the turns), p_noise;
     the local schedules :func:`n_categories`, :func:`p_budget` and :func:`budget_quantile`.
 Episode end:
@@ -99,6 +99,15 @@ Version history:
           wants to know (discovery 1.10), where they said "I don't know".
           Also, typo noise keeps numbers as written (discovery 1.10): every noisy first
           message changes.
+    1.8 — a change of budget lowers it (switch kind ``lower_budget``, :func:`_lowered`). It
+          raised it by a quarter, and every set within a budget fits a higher one, so an
+          agent that ignored the change of mind was always correct (154 of 440 tasks at
+          d = 2–12 on 5k products changed their budget, none what was correct). The lowered
+          budget is a whole dollar under a set the first allowed (each kind's dearest product
+          at or under the first budget's price quantile) and at most the sum of half those
+          quantiles, yet above the cheapest set: 141 of 440 tasks lower it, to a median 0.77
+          of the first (0.31–0.94). Draws whose cheapest shown products exceed it are redrawn
+          (52 redraws for 440 tasks, 26 before). Every task id changes with the version.
 """
 
 from __future__ import annotations
@@ -122,6 +131,8 @@ from shopgen.schemas.task import TaskRow
 OOS_CANDIDATES = 6
 #: Fewest in-stock products a category needs to be asked for (a search must be able to show one).
 MIN_IN_STOCK = 3
+#: A lowered budget is at most the sum of the price quantiles at this share of the first's.
+LOWER_SHARE = 0.5
 #: What the oracle asks when the customer named only the project.
 ASK_LIST = "Which items do you need for the project?"
 
@@ -174,6 +185,18 @@ class Kind:
         if found is None:
             found = self._quantiles[key] = float(np.quantile(np.delete(self.prices, out), q))
         return found
+
+    def dearest_within(self, price: float, out: tuple[int, ...]) -> float:
+        """The dearest price left (positions ``out`` gone) that is at most ``price``.
+
+        The cheapest price left when none is (a quantile is never below it).
+        """
+        i = int(np.searchsorted(self.prices, price, side="right")) - 1
+        while i >= 0 and i in out:
+            i -= 1
+        if i < 0:
+            return self.price_quantile(0.0, out)
+        return float(self.prices[i])
 
 
 class _Index:
@@ -318,7 +341,11 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
     searching = ask + math.ceil(n / B)  # oracle turns before it recommends
     options: dict[str, dict[str, list[Any]]] = {}
     if budget is not None:
-        options["raise_budget"] = {"budget": [math.ceil(budget * 1.25)]}
+        # A lowered budget, not a raised one: every set within a budget fits any higher one,
+        # so a raise never changed what is correct (an agent ignoring it was always right).
+        lowered = _lowered(kinds, gone, q)
+        if lowered is not None:
+            options["lower_budget"] = {"budget": [lowered]}
     # One more search turn must fit; a withheld list stays short of the whole project.
     if len(spare) > ask and searching + 3 <= T:
         options["add_item"] = {f"must.{n}": [k.noun for k in spare]}
@@ -388,6 +415,23 @@ def _budget(kinds: list[Kind], gone: dict[str, tuple[int, ...]], q: float) -> in
     for kind in kinds:
         total += kind.price_quantile(q, gone[kind.category])
     return math.ceil(total)
+
+
+def _lowered(kinds: list[Kind], gone: dict[str, tuple[int, ...]], q: float) -> int | None:
+    """A lower budget that rules out a set the first one allowed (None when none can).
+
+    That set holds each kind's dearest product at or under its q-quantile price, the prices
+    the first budget sums, so it fits the first budget; the lowered one is a whole dollar
+    under its total, and at most the sum of the ``q·LOWER_SHARE`` quantiles. It still covers
+    each kind's cheapest product left, so the task stays solvable.
+    """
+    cents = cheapest = 0
+    for kind in kinds:
+        out = gone[kind.category]
+        cents += round(kind.dearest_within(kind.price_quantile(q, out), out) * 100)
+        cheapest += round(kind.price_quantile(0.0, out) * 100)
+    lowered = min(_budget(kinds, gone, q * LOWER_SHARE), math.ceil(cents / 100) - 1)
+    return lowered if lowered * 100 >= cheapest else None
 
 
 def answer(goal: dict[str, Any], chosen: list[dict[str, Any]]) -> str:

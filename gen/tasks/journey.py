@@ -346,6 +346,8 @@ Version history:
           Also, typo noise keeps numbers as written (discovery 1.10): every noisy first
           message changes.
           Its discovery and substitution steps' budget changes follow discovery 1.10's.
+    3.2 — its bundle steps change their budget as bundle 1.8's do (lowered, never raised).
+          Every task id changes with the version.
 """
 
 from __future__ import annotations

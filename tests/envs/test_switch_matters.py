@@ -1,9 +1,13 @@
-"""discovery and substitution: a change of budget changes what is correct.
+"""A change of budget changes what is correct.
 
-A budget raised by a quarter mostly let in nothing the customer ranks among the best, so the
-list best under the first budget still passed: an agent that ignored the change of mind was
-correct (21 of 25 discovery and 51 of 60 substitution raises on 5k products). Such a raise is
-now a lowered budget, under the dearest product of that list (``recsearch.settle``).
+discovery and substitution: a budget raised by a quarter mostly let in nothing the customer
+ranks among the best, so the list best under the first budget still passed: an agent that
+ignored the change of mind was correct (21 of 25 discovery and 51 of 60 substitution raises
+on 5k products). Such a raise is now a lowered budget, under the dearest product of that list
+(``recsearch.settle``).
+
+bundle: any set within a budget fits a raised one, so a raise never changed what is correct;
+its change of budget is a lowering, under a set the first budget allowed (``bundle._lowered``).
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from shopgen.gen.tasks.bundle import budget_quantile
 from shopgen.gen.tasks.constraints import Constraints, preference, rank, tables
+from shopgen.verifiers import bundle as bundle_verifier
 
 
 def _first_best(factory, row):
@@ -46,5 +52,52 @@ def test_a_lowered_budget_breaks_the_list_made_for_the_first(factory, env):
                 len(best) < goal["k_rec"]
                 or max(cols.price[cols.position[p]] for p in best) > budget
             )
+            lowered += 1
+    assert lowered >= 2
+
+
+def _set_at_quantile(factory, row, d: int) -> list[dict]:
+    """Each required kind's dearest in-stock product at or under its first-budget quantile.
+
+    The prices the first budget sums (``bundle.budget_quantile``): a set it allows.
+    """
+    marked = set(row.decoded("episode")["out_of_stock"])
+    records = []
+    for kind in row.decoded("goal")["categories"]:
+        cols = tables(factory.ctx).columns(kind["category"])
+        left = np.array(
+            sorted(
+                float(cols.price[i])
+                for i in range(len(cols.price))
+                if cols.in_stock[i] and cols.product_id[i] not in marked
+            )
+        )
+        price = left[left <= np.quantile(left, budget_quantile(d))].max()
+        records.append({"price": float(price), "category_id": kind["category"], "stock_qty": 1})
+    return records
+
+
+def test_a_lowered_bundle_budget_rejects_a_set_the_first_allowed(factory):
+    lowered = 0
+    for d in range(4, 13):
+        for k in range(12):
+            row = factory.make("bundle", d, k).row
+            switch = row.decoded("user_script").get("switch")
+            assert not switch or switch["kind"] in ("lower_budget", "add_item")
+            if not switch or switch["kind"] != "lower_budget":
+                continue
+            goal = row.decoded("goal")
+            first = next(
+                s["value"] for s in row.decoded("user_script")["slots"] if s["name"] == "budget"
+            )
+            final = dict(switch["changes"])["budget"]
+            assert goal["budget"] == final < first
+            records = _set_at_quantile(factory, row, d)
+            total = sum(round(r["price"] * 100) for r in records) / 100
+            assert final < total <= first
+            parsed = bundle_verifier._parse(goal)
+            assert not bundle_verifier._grade(goal, parsed, tuple(records))[1]
+            heard_first = {**goal, "budget": first}
+            assert bundle_verifier._grade(heard_first, parsed, tuple(records))[1]
             lowered += 1
     assert lowered >= 2

@@ -51,9 +51,9 @@ def test_switch_kinds_and_turns_all_occur():
 
 def test_apply_switch_gives_final_intent_and_is_pure():
     goal = slots("bundle", {"project": "garden", "budget": 100}, required=["project"])
-    sw = Switch(kind="raise_budget", turn=2, changes=(("budget", 150),))
+    sw = Switch(kind="lower_budget", turn=2, changes=(("budget", 80),))
     final = apply_switch(goal, sw)
-    assert [(s.name, s.value) for s in final] == [("project", "garden"), ("budget", 150)]
+    assert [(s.name, s.value) for s in final] == [("project", "garden"), ("budget", 80)]
     assert goal[1].value == 100
     assert apply_switch(goal, None) == goal
 
@@ -77,7 +77,7 @@ def test_never_switches_to_the_current_value():
             p_switch=1.0,
             T_max=5,
             rng=stream(2, k),
-            options={"raise_budget": {"budget": [100]}},
+            options={"lower_budget": {"budget": [100]}},
         )
         assert sw is None
 

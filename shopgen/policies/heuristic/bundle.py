@@ -3,7 +3,7 @@
 The kinds come from the first message ("…, and all I need is a tent and a lantern") or,
 when it names only the project, from the customer's answer to "which items do you need",
 worded as "the must-have is tent, …" or as a bare list, typos and all. A customer may add a
-kind or raise the budget mid-way ("the must-have should be lantern", "actually make it $420");
+kind or change the budget mid-way ("the must-have should be lantern", "actually make it $320");
 every message the customer sends is read for that.
 
 A card is of the wanted kind when its title names the kind as a phrase ("sleeping bag", not
@@ -170,7 +170,7 @@ def _value(words: list[str], *, last: bool) -> list[str]:
 
 
 def last_budget(texts: list[str]) -> float | None:
-    """The last dollar amount the customer said (a raised budget replaces the first)."""
+    """The last dollar amount the customer said (a changed budget replaces the first)."""
     amounts = [money(m.group(0)) for t in texts for m in MONEY_RE.finditer(t)]
     return amounts[-1] if amounts else None
 
