@@ -44,8 +44,8 @@ COMPAT_WORDS = (
     "keep",
 )
 
-#: What each journey step asks for, as the journey template's ``action`` word (the value of
-#: its ``steps.<i>.action`` slot): how the simulated customer tells which environment a step
+#: What each journey step asks for, as the journey template's ``verb`` word (the value of
+#: its ``steps.<i>.verb`` slot): how the simulated customer tells which environment a step
 #: is, so that a substitution step answers as a substitution customer does.
 ACTIONS = {
     "discovery": "find suggestions for",
@@ -181,7 +181,7 @@ VOCAB: dict[str, tuple[SlotSpec, ...]] = {
         ("must.#", "text", "must-have", False),
     ),
     "journey": _specs(
-        ("steps.#.action", "choice", "step", True),
+        ("steps.#.verb", "choice", "step", True),
         ("steps.#.goal", "text", "item", True),
         ("steps.#.ref", "order_ref", "order number", False),
         ("steps.#.price_max", "money", "budget", False),
@@ -470,11 +470,11 @@ def example_slots(env: str, rng: Any, *, n: int = 2) -> tuple[Slot, ...]:
         case "journey":
             values, req = {}, []
             for i in range(n):
-                values[f"steps.{i}.action"] = pick("verb")
+                values[f"steps.{i}.verb"] = pick("verb")
                 values[f"steps.{i}.goal"] = pick("desc")
                 values[f"steps.{i}.ref"] = ref()
                 values[f"steps.{i}.price_max"] = money()
-                req += [f"steps.{i}.action", f"steps.{i}.goal"]
+                req += [f"steps.{i}.verb", f"steps.{i}.goal"]
         case _:
             raise ConfigError(f"env={env!r} is not an environment ({', '.join(ENVS)})")
     return slots(env, values, required=req)

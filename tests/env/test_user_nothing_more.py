@@ -100,10 +100,10 @@ def _journey(*extra: ScriptSlot) -> UserScript:
     return UserScript(
         style="polite",
         slots=[
-            _slot("steps.0.action", "find suggestions for", "choice", "step"),
+            _slot("steps.0.verb", "find suggestions for", "choice", "step"),
             _slot("steps.0.goal", "hiking boots"),
             _slot("steps.0.price_max", 90, "money", "budget", omitted=True),
-            _slot("steps.1.action", "find a replacement for", "choice", "step"),
+            _slot("steps.1.verb", "find a replacement for", "choice", "step"),
             _slot("steps.1.goal", TITLE),
             _slot("steps.1.price_max", 44, "money", "budget", omitted=True),
             *extra,
