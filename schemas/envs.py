@@ -88,7 +88,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "cart",
-        "1.7",
+        "1.8",
         "build the exact cart the customer asks for",
         *_COMMON,
         "top_k",

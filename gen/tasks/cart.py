@@ -162,6 +162,10 @@ Version history:
           wants to know (discovery 1.10), where they said "I don't know".
           Also, typo noise keeps numbers as written (discovery 1.10): every noisy first
           message changes.
+    1.8 — a question joining several asks ("What colour for the tumbler, and what size?")
+          answers what the item it names lacks from the item that has it, as journey 3.2
+          tells (``env.user._asks_several``), where the customer said "I'm not sure". Replies
+          only; every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -762,3 +762,57 @@ def test_not_knowing_never_says_the_answer_does_not_matter(style):
     for i in range(40):
         text = render_user_reply("dont_know", style=style, rng=stream(0, "t", style, i)).text
         assert "matter" not in text.lower(), text
+
+
+def _policy_and_return_steps(topic: str) -> UserScript:
+    """A journey asking a policy question (``topic``), then returning a gamepad."""
+    slots = [
+        ScriptSlot(name="steps.0.verb", value="ask about", kind="choice", label="step"),
+        ScriptSlot(name="steps.0.goal", value=topic, kind="text", label="item"),
+        ScriptSlot(name="steps.0.tier", value="premium", kind="choice", label="membership tier"),
+        ScriptSlot(name="steps.1.verb", value="sort out a return for", kind="choice", label="step"),
+        ScriptSlot(name="steps.1.goal", value="the gamepad", kind="text", label="item"),
+        ScriptSlot(name="steps.1.reason", value="it arrived damaged", kind="text", label="reason"),
+        ScriptSlot(
+            name="steps.1.action", value="exchange", kind="choice", label="return or exchange"
+        ),
+    ]
+    return UserScript(style="polite", slots=slots, never_say=[])
+
+
+def test_a_journey_step_is_named_by_its_verb_s_noun():
+    """ "return" named only a policy step whose topic holds the word: the returns step's
+    return-or-exchange fact went unsaid (20 of 89 journeys' returns steps, 5k products)."""
+    s = _policy_and_return_steps("what sending a return back costs")
+    assert names("Would you like a return or an exchange?", s) == ["steps.1.action"]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # Named by "return", the returns step kept the policy step's tier out of the answer.
+        (
+            "What's your membership tier, and why are you returning it?",
+            ["steps.0.tier", "steps.1.reason"],
+        ),
+        (
+            "For the gamepad, why are you returning it? And what's your membership tier?",
+            ["steps.0.tier", "steps.1.reason"],
+        ),
+        # A question routed to a step by a naming head ("About …:") is about that step alone.
+        (
+            "About the gamepad: why are you returning it? And what's your membership tier?",
+            ["steps.1.reason"],
+        ),
+        # One ask naming one step is about that step alone.
+        ("For the gamepad, why are you returning it?", ["steps.1.reason"]),
+        ("For the gamepad, what's your membership tier?", []),
+    ],
+)
+def test_a_journey_question_is_answered_for_every_step_it_asks_about(question, expected):
+    """A step is named by its verb's noun (a return), and a question joining several asks
+    answers what none of the named steps has from the step that has it: merged questions
+    about two journey steps were answered in full in 237 of 305 (5k products, d = 2–12),
+    299 now."""
+    s = _policy_and_return_steps("how many business days delivery takes")
+    assert names(question, s) == expected
