@@ -42,6 +42,7 @@ from shopgen.env.tools.dialogue import customer
 from shopgen.env.tools.registry import error_result
 from shopgen.env.user import compile_script
 from shopgen.env.verifier import Score, get_verifier
+from shopgen.gen.row_checks import PLAY_AXES, SEARCH_AXES, episode_problem, theta_problem
 from shopgen.gen.store import BoundedCache, CatalogStore
 from shopgen.schemas.errors import ConfigError, DatasetError, ShopgenError
 from shopgen.schemas.task import TaskRow
@@ -169,17 +170,19 @@ def _prepare(task: dict[str, Any] | TaskRow, store: CatalogStore) -> _Prepared:
             f"task {row.task_id} was drawn from catalog {row.catalog_id}, "
             f"but this env serves catalog {store.catalog_id}"
         )
-    for axis in ("T_max", "B_tool"):
-        if not isinstance(row.theta.get(axis), int | float) or row.theta[axis] < 1:
-            raise TaskError(
-                f"task {row.task_id}: theta.{axis}={row.theta.get(axis)!r} must be >= 1"
-            )
+    _check_axes(row, PLAY_AXES)
     try:
         episode, stock = _episode_rules(row.episode)
     except json.JSONDecodeError as exc:
         raise TaskError(f"task {row.task_id}: episode is not JSON ({exc.msg})") from None
-    if episode is None:
-        raise TaskError(f"task {row.task_id}: episode must be a JSON object")
+    except RecursionError:
+        raise TaskError(f"task {row.task_id}: episode is nested too deep") from None
+    if isinstance(episode, str):
+        raise TaskError(f"task {row.task_id}: {episode}")
+    try:
+        compile_script(row.user_script)  # remembered per text: the customer's first reply uses it
+    except ConfigError as exc:
+        raise TaskError(f"task {row.task_id}: {exc}") from None
     messages = [{"role": m.role, "content": m.content} for m in row.messages]  # model_dump
     return _Prepared(
         row,
@@ -208,9 +211,19 @@ def _said_ids(messages: list[dict[str, Any]], store: CatalogStore) -> tuple[str,
     )
 
 
+def _check_axes(row: TaskRow, axes: tuple[str, ...]) -> None:
+    """Raise :class:`TaskError` when a θ axis of ``axes`` is missing or out of range."""
+    problem = theta_problem(row.theta, axes)
+    if problem is not None:
+        raise TaskError(f"task {row.task_id}: {problem}")
+
+
 @lru_cache(maxsize=_EPISODE_TEXTS_LIMIT)
 def _episode_rules(text: str) -> tuple[Any, Any]:
-    """An episode's JSON decoded and its :func:`stock_rules`; (None, None) for a non-object.
+    """An episode's JSON decoded and its :func:`stock_rules`.
+
+    (why, None) when the decoded value is no valid episode
+    (:func:`~shopgen.gen.row_checks.episode_problem`).
 
     Remembered per distinct text, and shared read-only as :class:`_Prepared` values are: the
     task pipeline resets two rows per task that differ only in goal and oracle (its live run
@@ -218,10 +231,12 @@ def _episode_rules(text: str) -> tuple[Any, Any]:
 
     Raises:
         json.JSONDecodeError: the text is not JSON.
+        RecursionError: it is nested deeper than the interpreter's recursion limit.
     """
     episode = json.loads(text)
-    if not isinstance(episode, dict):
-        return None, None
+    problem = episode_problem(episode)
+    if problem is not None:
+        return problem, None
     return episode, stock_rules(episode)
 
 
@@ -308,6 +323,8 @@ class ShopEnv:
         shared = self._shared
         row, episode, messages, self._limits, stock, self._switch, said = shared.prepare(task)
         self._tools, self._offered = shared.offered(row.tools)
+        if "catalog_search" in self._offered:
+            _check_axes(row, SEARCH_AXES)
         search = shared.search_index() if "catalog_search" in self._offered else None
         self._ctx = ToolContext.create(shared.store, row, episode, search, shared.memo, stock)
         self._ctx.state.shown_ids.update(said)
@@ -364,12 +381,31 @@ class ShopEnv:
 
         Raises:
             EpisodeError: before ``reset`` or before the episode ended.
+            TaskError: the verifier cannot read the row's goal or user script.
         """
         ctx = self._require_ctx()
         if not ctx.state.done:
             raise EpisodeError("the episode is still going; its score comes at its end")
         verifier = get_verifier(ctx.task.env) if self._score else None
-        return None if verifier is None else verifier(ctx.task, ctx.state, self.transcript)
+        if verifier is None:
+            return None
+        try:
+            return verifier(ctx.task, ctx.state, self.transcript)
+        except (
+            KeyError,
+            TypeError,
+            ValueError,
+            AttributeError,
+            IndexError,
+            ArithmeticError,
+            RecursionError,
+        ) as exc:
+            # A goal the verifier cannot read (a key missing, a value of the wrong type: rows
+            # edited by hand or by another tool) is the row's fault: one line that says so.
+            raise TaskError(
+                f"task {ctx.task.task_id}: the {ctx.task.env} verifier cannot grade it "
+                f"({type(exc).__name__}: {exc})"
+            ) from exc
 
     def _turn(self, message: dict[str, Any] | str) -> tuple[list[dict[str, Any]], bool, int]:
         """One assistant turn, shared by :meth:`step` and :meth:`advance`.

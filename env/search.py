@@ -51,6 +51,7 @@ from shopgen.env.search_cards import (
     fit_budget,
     to_models,
 )
+from shopgen.gen.difficulty import MAX_TOP_K
 from shopgen.gen.encoders import check_identity, load_encoder
 from shopgen.gen.index import (
     BM25_DIR,
@@ -74,7 +75,7 @@ MAX_CARDS, MIN_CARDS = 20, 5
 #: Reciprocal-rank fusion constant (Cormack et al. 2009's 60).
 RRF_K = 60
 #: Largest retrieval depth accepted (θ's top_k is at most 200).
-MAX_DEPTH = 1000
+MAX_DEPTH = MAX_TOP_K
 #: The fusion weights of ranks 1..MAX_DEPTH: elementwise the same floats as computing them.
 _RRF_WEIGHTS = 1.0 / (RRF_K + np.arange(1, MAX_DEPTH + 1, dtype=np.float64))
 #: Postings below which a query's BM25 is scored exhaustively: MaxScore's Python-level

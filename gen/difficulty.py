@@ -24,15 +24,18 @@ from typing import Any
 
 from shopgen.schemas.errors import ConfigError
 
+#: The deepest retrieval catalog search accepts (θ's own top_k is at most 200), and the
+#: longest list a task may ask for (its k_rec is at most 10).
+MAX_TOP_K = 1000
 #: Axis name → (kind, low, high). Integer axes are counts; float axes are probabilities.
 _BOUNDS: dict[str, tuple[type, float, float]] = {
     "m": (int, 0, math.inf),
-    "k_rec": (int, 1, math.inf),
+    "k_rec": (int, 1, MAX_TOP_K),
     "T_max": (int, 1, math.inf),
     "p_missing": (float, 0.0, 1.0),
     "p_noise": (float, 0.0, 0.5),
     "p_switch": (float, 0.0, 1.0),
-    "top_k": (int, 1, math.inf),
+    "top_k": (int, 1, MAX_TOP_K),
     "eps_rank": (float, 0.0, 1.0),
     "p_oos": (float, 0.0, 1.0),
     "H_orders": (int, 0, math.inf),
@@ -82,15 +85,8 @@ class Theta:
     B_tool: int
 
     def __post_init__(self) -> None:
-        for name, (kind, low, high) in _BOUNDS.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ConfigError(f"{name}={value!r} must be a number")
-            if kind is int and value != int(value):
-                raise ConfigError(f"{name}={value!r} must be a whole number")
-            if not (low <= value <= high) or (isinstance(value, float) and math.isnan(value)):
-                raise ConfigError(f"{name}={value!r} must be between {low} and {high}")
-            object.__setattr__(self, name, kind(value))
+        for name in _BOUNDS:
+            object.__setattr__(self, name, check_axis(name, getattr(self, name)))
 
     def to_dict(self) -> dict[str, Any]:
         """The axes as a plain dict in table order (what a task row stores as ``theta``)."""
@@ -98,6 +94,21 @@ class Theta:
 
 
 AXES: tuple[str, ...] = tuple(f.name for f in fields(Theta))
+
+
+def check_axis(name: str, value: object) -> int | float:
+    """``value`` as θ axis ``name`` holds it (an int for counts), or a ConfigError saying why not.
+
+    Infinity and NaN are no values: a count of infinite turns failed in ``int()``.
+    """
+    kind, low, high = _BOUNDS[name]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ConfigError(f"{name}={value!r} must be a finite number")
+    if kind is int and value != int(value):
+        raise ConfigError(f"{name}={value!r} must be a whole number")
+    if not low <= value <= high:
+        raise ConfigError(f"{name}={value!r} must be between {low} and {high}")
+    return kind(value)
 
 
 def check_d(d: object) -> int:

@@ -15,13 +15,23 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pyarrow.parquet as pq
+from pydantic import ValidationError
 
-from shopgen.gen.dataset import is_parquet, read_manifest, sha256_file
+from shopgen.gen.dataset import is_parquet, read_manifest, sha256_file, table_files
 from shopgen.gen.policy import PolicyEngine
 from shopgen.gen.policy_text import rule_sentence
+from shopgen.gen.row_checks import (
+    PLAY_AXES,
+    SEARCH_AXES,
+    episode_problem,
+    theta_problem,
+    user_script_problem,
+)
+from shopgen.schemas.envs import ENV_NAMES
 from shopgen.schemas.errors import DatasetError, ShopgenError
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.tables import expected_schema, polars_schema
+from shopgen.schemas.task import TaskRow
 
 
 @dataclass(frozen=True)
@@ -221,7 +231,57 @@ def validate_dataset(root: Path, *, checksums: bool = True) -> list[str]:
         problems += list(_rule_problems(root, manifest))
     if not problems:
         problems += list(_policy_problems(root, manifest))
+    if not problems and manifest.kind == "tasks":
+        problems += list(_task_problems(root, manifest))
     return problems
+
+
+#: Rows of a task dataset named one by one before the rest are only counted.
+TASK_PROBLEMS_SHOWN = 20
+
+
+def _task_problems(root: Path, manifest: Manifest) -> Iterator[str]:
+    """Rows play could not read: as ``TaskRow``, or by :mod:`~shopgen.gen.row_checks`.
+
+    What ``ShopEnv.reset`` would refuse, found before a trainer or ``shopgen score`` meets it
+    mid-run. The catalog-bound checks (the row's catalog, ids it names) need the catalog.
+    """
+    bad = 0
+    for path in table_files(root, manifest, "data"):
+        for i, raw in enumerate(pq.read_table(path).to_pylist()):
+            problem = _row_problem(raw)
+            if problem is None:
+                continue
+            bad += 1
+            if bad <= TASK_PROBLEMS_SHOWN:
+                rel = path.relative_to(root).as_posix()
+                yield f"{rel}: row {i} ({raw.get('task_id')!r}): {problem}"
+    if bad > TASK_PROBLEMS_SHOWN:
+        yield f"... and {bad - TASK_PROBLEMS_SHOWN:,} more rows play could not read"
+
+
+def _row_problem(raw: dict) -> str | None:
+    """Why one stored task row cannot be played, or None."""
+    try:
+        row = TaskRow.from_row(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        return f"{'.'.join(map(str, first['loc'])) or 'row'}: {first['msg']}"
+    if row.env not in ENV_NAMES:
+        return f"env {row.env!r} is none of {', '.join(ENV_NAMES)}"
+    try:
+        offered = {t["function"]["name"] for t in json.loads(row.tools)}
+        episode, goal = json.loads(row.episode), json.loads(row.goal)
+    except (ValueError, TypeError, KeyError, RecursionError) as exc:
+        return f"tools, episode or goal is unreadable ({type(exc).__name__}: {exc})"
+    axes = PLAY_AXES + (SEARCH_AXES if "catalog_search" in offered else ())
+    if not isinstance(goal, dict):
+        return "goal must be a JSON object"
+    return (
+        theta_problem(row.theta, axes)
+        or episode_problem(episode)
+        or user_script_problem(row.user_script)
+    )
 
 
 def _policy_problems(root: Path, manifest: Manifest) -> Iterator[str]:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pydantic import ValidationError
 
 from shopgen.gen.dataset import finalize, read_manifest, shard_name, staging_dir, table_files
 from shopgen.schemas.errors import DatasetError
@@ -69,11 +70,21 @@ def _flush(root: Path, batch: list[dict[str, Any]], index: int) -> Path:
 
 
 def read_tasks(root: Path) -> list[TaskRow]:
-    """Every task of a task dataset, validated."""
+    """Every task of a task dataset, validated.
+
+    Raises:
+        DatasetError: the dataset is not a task dataset, or a row is not a valid task.
+    """
     manifest = read_manifest(root)
     if manifest.kind != "tasks":
         raise DatasetError(f"{root} is a {manifest.kind} dataset, not a task dataset")
     rows: list[TaskRow] = []
     for path in table_files(root, manifest, "data"):
-        rows.extend(TaskRow.from_row(r) for r in pq.read_table(path).to_pylist())
+        for i, raw in enumerate(pq.read_table(path).to_pylist()):
+            try:
+                rows.append(TaskRow.from_row(raw))
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(map(str, first["loc"])) or "row"
+                raise DatasetError(f"{path}: row {i}: {where}: {first['msg']}") from None
     return rows

@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from shopgen.env.state import EpisodeState
+from shopgen.gen.difficulty import MAX_TOP_K
 from shopgen.gen.store import BoundedCache
 from shopgen.gen.tasks.constraints import Constraints, Preference, dcg, discounts, gain
 from shopgen.schemas.task import TaskRow
@@ -55,10 +56,11 @@ def _parse(goal: dict[str, Any]) -> _Goal:
     """The goal's constraints, preference, empty memos, k, τ and the ideal DCG.
 
     Raises:
-        ValueError: the ideal DCG is not positive (as :func:`~shopgen.gen.tasks.constraints.ndcg`
-            raises; a goal without feasible products).
+        ValueError: k_rec is not between 1 and θ's largest, or the ideal DCG is not positive (as :func:`~shopgen.gen.tasks.constraints.ndcg` raises).
     """
     k = int(goal["k_rec"])
+    if not 1 <= k <= MAX_TOP_K:  # a corrupt k (10**30) sized the discounts: out of memory
+        raise ValueError(f"k_rec={k} must be between 1 and {MAX_TOP_K}")
     by = discounts(k)
     floor = float(goal.get("gain_floor", 0.0))
     idcg = dcg([gain(u, floor) for _, u, *_ in goal["feasible"][:k]], by)

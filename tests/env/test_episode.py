@@ -124,8 +124,9 @@ def test_entry_point_verifier_is_resolved(env, store):
     set_verifier("journey", "json:dumps")  # resolvable module:function; called wrongly → TypeError
     try:
         env.reset(make_row(store, env="journey"))
-        with pytest.raises(TypeError):
+        with pytest.raises(TaskError, match="journey verifier cannot grade") as raised:
             env.step("bye")
+        assert isinstance(raised.value.__cause__, TypeError)
     finally:
         set_verifier("journey", None)
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from runtime_helpers import call, make_row, result
 
-from shopgen.env.episode import ShopEnv
+from shopgen.env.episode import ShopEnv, TaskError
 from shopgen.env.user import compile_script, match_slots, stems
 from shopgen.schemas.task import ScriptSlot, ScriptSwitch, UserScript
 
@@ -410,13 +410,14 @@ def test_a_change_outside_an_item_list_is_said_as_before(episode):
     assert "as well" not in reply
 
 
-def test_bad_user_script_is_an_error_result(episode, store):
+def test_bad_user_script_is_refused_at_reset(episode, store):
+    """A script the customer cannot read was an ``unavailable`` error at the first question,
+    so a correct agent that asked scored 0.0 with no sign of the broken row."""
     env = ShopEnv(store)
     row = make_row(store)
     row["user_script"] = json.dumps({"style": "grumpy"})
-    env.reset(row)
-    obs, *_ = env.step(call("ask_user", question="colour?"))
-    assert result(obs)["error"] == "unavailable"
+    with pytest.raises(TaskError, match="style"):
+        env.reset(row)
 
 
 @given(st.text(min_size=1, max_size=120))

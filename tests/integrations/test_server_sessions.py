@@ -6,6 +6,7 @@ table and the HTTP status a trainer sees, not the transport.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -15,6 +16,7 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient
 
+from shopgen.env.tools.registry import REGISTRY
 from shopgen.server import create_app
 
 BYE = {"role": "assistant", "content": "Thanks, that is all."}
@@ -137,8 +139,11 @@ def test_a_lone_surrogate_is_refused_before_the_episode_moves(make, tasks):
     assert refused.status_code == 400
 
 
-def test_internal_faults_are_json_and_never_read_as_a_missing_session(indexed_catalog_dir, tasks):
-    """A task row missing a θ axis raised KeyError inside the episode, served as 404 "eps_rank"."""
+def test_internal_faults_are_json_and_never_read_as_a_missing_session(
+    indexed_catalog_dir, tasks, monkeypatch
+):
+    """A tool raising KeyError inside the episode was served as 404 "eps_rank" (a task row
+    missing that θ axis did so; such a row is now refused at reset, with 400)."""
     client = TestClient(
         create_app(indexed_catalog_dir, tasks=tasks, instance="t"), raise_server_exceptions=False
     )
@@ -147,7 +152,16 @@ def test_internal_faults_are_json_and_never_read_as_a_missing_session(indexed_ca
     theta = json.loads(row["theta"]) if isinstance(row["theta"], str) else dict(row["theta"])
     theta.pop("eps_rank")
     row["theta"] = json.dumps(theta) if isinstance(row["theta"], str) else theta
-    episode = _reset(client, task=row)
+    refused = client.post("/reset", json={"task": row})
+    assert refused.status_code == 400, refused.text
+    assert "theta.eps_rank" in refused.json()["detail"]
+
+    def broken(*args, **kwargs):
+        raise KeyError("eps_rank")
+
+    spec = REGISTRY["catalog_search"]
+    monkeypatch.setitem(REGISTRY, "catalog_search", dataclasses.replace(spec, fn=broken))
+    episode = _reset(client, task_id=task.task_id)
     call = {"name": "catalog_search", "arguments": '{"query": "lamp"}'}
     search = {
         "role": "assistant",

@@ -1,0 +1,73 @@
+"""What a task row must hold for play to read it, checked without a catalog.
+
+``ShopEnv.reset`` refuses a row these name a problem in (``TaskError``), and ``shopgen
+validate`` lists them for every row of a task dataset. The checks cover what the runtime reads
+as it plays: θ's turn, call and search axes, the episode's keys (typed by
+:class:`~shopgen.schemas.task.EpisodeSpec`) and the user script
+(:class:`~shopgen.schemas.task.UserScript`). A goal is read by its environment's verifier
+only, which names what it cannot grade when it grades.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from shopgen.gen.difficulty import check_axis
+from shopgen.schemas.errors import ConfigError
+from shopgen.schemas.task import EpisodeSpec, UserScript
+
+#: θ axes every episode reads: its turns and its calls per turn.
+PLAY_AXES = ("T_max", "B_tool")
+#: θ axes a row offering ``catalog_search`` reads too: the retrieval depth and degradation.
+SEARCH_AXES = ("top_k", "eps_rank")
+
+
+def theta_problem(theta: dict[str, Any], axes: Iterable[str]) -> str | None:
+    """The first of ``axes`` whose value θ does not allow, said as ``theta.<axis>=…``; or None.
+
+    NaN, infinity and fractions passed the runtime's old ``>= 1`` test of ``T_max`` and
+    failed in ``int()``; a missing ``top_k`` raised inside ``catalog_search``.
+    """
+    for axis in axes:
+        try:
+            check_axis(axis, theta.get(axis))
+        except ConfigError as exc:
+            return f"theta.{exc}"
+    return None
+
+
+def episode_problem(episode: Any) -> str | None:
+    """Why the decoded ``episode`` is no :class:`EpisodeSpec`, or None.
+
+    The tools read its keys by those types: a number for ``out_of_stock`` or a list for
+    ``item_condition`` raised inside them.
+    """
+    if not isinstance(episode, dict):
+        return "episode must be a JSON object"
+    return _model_problem(EpisodeSpec, episode, "episode")
+
+
+def user_script_problem(text: str) -> str | None:
+    """Why the ``user_script`` JSON text is no :class:`UserScript`, or None."""
+    try:
+        UserScript.model_validate_json(text or "{}")
+    except ValidationError as exc:
+        return _first_error(exc, "user_script")
+    return None
+
+
+def _model_problem(model: type[BaseModel], value: dict[str, Any], name: str) -> str | None:
+    try:
+        model.model_validate(value)
+    except ValidationError as exc:
+        return _first_error(exc, name)
+    return None
+
+
+def _first_error(exc: ValidationError, name: str) -> str:
+    first = exc.errors()[0]
+    where = ".".join([name, *map(str, first["loc"])])
+    return f"{where}: {first['msg']}"
