@@ -64,7 +64,7 @@ _COMMON = ("T_max", "B_tool", "p_missing", "p_noise")
 ENVS: tuple[EnvSpec, ...] = (
     _spec(
         "discovery",
-        "1.10",
+        "1.11",
         "find products meeting m constraints and recommend k of them",
         *_COMMON,
         "m",
@@ -76,7 +76,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "substitution",
-        "1.9",
+        "1.10",
         "recommend compatible substitutes for an out-of-stock product",
         *_COMMON,
         "m",
@@ -98,16 +98,16 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "returns",
-        "2.10",
+        "2.11",
         "return or exchange the right order line under the store policy",
         *_COMMON,
         "H_orders",
         "p_switch",
     ),
-    _spec("status", "2.8", "tell the customer where an order is", *_COMMON, "H_orders"),
+    _spec("status", "2.9", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
-        "2.6",
+        "2.7",
         "answer a store-policy question decided by B_branch clauses",
         *_COMMON,
         "B_branch",

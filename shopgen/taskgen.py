@@ -19,6 +19,8 @@ from functools import cache
 from importlib import resources
 from typing import Any, NamedTuple
 
+import jinja2
+
 from shopgen.env.episode import ShopEnv
 from shopgen.env.tools import env_tool_schemas
 from shopgen.gen.difficulty import Theta, theta
@@ -84,6 +86,20 @@ def system_prompt(env: str) -> str:
     """The environment's default system prompt (``templates/<env>/system.j2``, read once)."""
     text = resources.files("shopgen.templates").joinpath(env, "system.j2").read_text("utf-8")
     return text.strip()
+
+
+@cache
+def default_prompt(env: str, T_max: int, B_tool: int) -> str:
+    """:func:`system_prompt` and the turn and call budget the task is played with.
+
+    The budget was unsaid, and at d = 0–1 the oracles of discovery, substitution, cart,
+    returns and bundle use every turn: an agent doing each step its prompt lists (viewing
+    the cart, checking eligibility before starting a return) ran out of turns before it
+    finished. ``templates/budget.j2`` says how many there are.
+    """
+    budget = resources.files("shopgen.templates").joinpath("budget.j2").read_text("utf-8")
+    said = jinja2.Template(budget).render(T_max=T_max, B_tool=B_tool).strip()
+    return f"{system_prompt(env)}\n\n{said}"
 
 
 @cache
@@ -333,7 +349,11 @@ class TaskFactory:
         return {
             **static,
             "messages": [
-                {"role": "system", "content": self.prompt or system_prompt(static["env"])},
+                {
+                    "role": "system",
+                    "content": self.prompt
+                    or default_prompt(static["env"], axes.T_max, axes.B_tool),
+                },
                 {"role": "user", "content": rendered.text},
             ],
             "goal": draft.goal,

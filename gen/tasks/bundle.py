@@ -108,6 +108,8 @@ Version history:
           quantiles, yet above the cheapest set: 141 of 440 tasks lower it, to a median 0.77
           of the first (0.31–0.94). Draws whose cheapest shown products exceed it are redrawn
           (52 redraws for 440 tasks, 26 before). Every task id changes with the version.
+          Also, the system prompt states the turn and call budget, as discovery 1.11's does (at
+          d = 0–1 the oracle uses every turn).
 """
 
 from __future__ import annotations

@@ -166,6 +166,8 @@ Version history:
           answers what the item it names lacks from the item that has it, as journey 3.2
           tells (``env.user._asks_several``), where the customer said "I'm not sure". Replies
           only; every task id changes with the version.
+          Also, the system prompt states the turn and call budget, as discovery 1.11's does: at
+          d = 0–1 the oracle uses every turn, and the prompt's seven steps need more.
 """
 
 from __future__ import annotations

@@ -230,6 +230,10 @@ Version history:
           fewer than pool_min(k) in stock the raise stays. Budget changes the ignoring list
           still passes: 15 of 25 and 4 of 11. The share of tasks with a change of mind is
           unchanged (nothing is redrawn).
+    1.11 — the system prompt states the turn and call budget the task is played with
+          (``taskgen.default_prompt``, ``templates/budget.j2``): at d = 0–1 the oracle uses
+          every turn (12 of 12 tasks at each, 5k products), and an agent doing more than it
+          did ran out of turns before it recommended. Every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -367,6 +367,8 @@ Version history:
           them, now 295 and 302; about three steps 57 and 73 of 81, now 74 and 78. A question
           routed by a naming head ("About the car seats: …? Do you have a budget?") stays
           about the steps it names. Replies only.
+          Also, the system prompt states the turn and call budget, its extra turns included,
+          as discovery 1.11's does.
 """
 
 from __future__ import annotations

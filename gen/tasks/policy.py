@@ -222,6 +222,8 @@ Version history:
           no, …" and "Of course! No, …" read as yes and no.
           Also, typo noise keeps numbers as written (discovery 1.10): every noisy first
           message changes.
+    2.7 — the system prompt states the turn and call budget, as discovery 1.11's does.
+          Every task id changes with the version.
 """
 
 from __future__ import annotations

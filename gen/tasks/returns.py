@@ -204,6 +204,12 @@ Version history:
           wants to know (discovery 1.10), where they said "I don't know".
           Also, typo noise keeps numbers as written (discovery 1.10): every noisy first
           message changes.
+    2.11 — the system prompt states the turn and call budget, as discovery 1.11's does: at
+          d = 0–1 the oracle uses every turn (22 of 24 tasks, 5k products). And it no longer
+          makes return_check_eligibility a step: return_start refuses a line that is not
+          eligible and says why. Following the prompt (order look-ups, the check, the
+          question, the start) took 5–6 turns of a d = 0 task's 4, and was cut off before
+          the start (r_task −1). Every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -148,6 +148,8 @@ Version history:
           wants to know (discovery 1.10), where they said "I don't know".
           Also, typo noise keeps numbers as written (discovery 1.10): every noisy first
           message changes.
+    2.9 — the system prompt states the turn and call budget, as discovery 1.11's does.
+          Every task id changes with the version.
 """
 
 from __future__ import annotations

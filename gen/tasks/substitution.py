@@ -193,6 +193,8 @@ Version history:
           under the first budget passed 51 of 60 budget changes (5k products) and 23 of 24
           (100k); now 43 of 60 and 15 of 24 (tight substitute pools leave fewer budgets to
           lower).
+    1.10 — the system prompt states the turn and call budget, as discovery 1.11's does
+          (at d = 0–1 the oracle uses every turn). Every task id changes with the version.
 """
 
 from __future__ import annotations
