@@ -42,7 +42,13 @@ from shopgen.env.tools.dialogue import customer
 from shopgen.env.tools.registry import error_result
 from shopgen.env.user import compile_script
 from shopgen.env.verifier import Score, get_verifier
-from shopgen.gen.row_checks import PLAY_AXES, SEARCH_AXES, episode_problem, theta_problem
+from shopgen.gen.row_checks import (
+    PLAY_AXES,
+    SEARCH_AXES,
+    episode_problem,
+    theta_problem,
+    user_script_problem,
+)
 from shopgen.gen.store import BoundedCache, CatalogStore
 from shopgen.schemas.errors import ConfigError, DatasetError, ShopgenError
 from shopgen.schemas.task import TaskRow
@@ -179,10 +185,9 @@ def _prepare(task: dict[str, Any] | TaskRow, store: CatalogStore) -> _Prepared:
         raise TaskError(f"task {row.task_id}: episode is nested too deep") from None
     if isinstance(episode, str):
         raise TaskError(f"task {row.task_id}: {episode}")
-    try:
-        compile_script(row.user_script)  # remembered per text: the customer's first reply uses it
-    except ConfigError as exc:
-        raise TaskError(f"task {row.task_id}: {exc}") from None
+    problem = user_script_problem(row.user_script)
+    if problem is not None:
+        raise TaskError(f"task {row.task_id}: {problem}")
     messages = [{"role": m.role, "content": m.content} for m in row.messages]  # model_dump
     return _Prepared(
         row,

@@ -11,6 +11,7 @@ only, which names what it cannot grade when it grades.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -50,8 +51,13 @@ def episode_problem(episode: Any) -> str | None:
     return _model_problem(EpisodeSpec, episode, "episode")
 
 
+@lru_cache(maxsize=4096)
 def user_script_problem(text: str) -> str | None:
-    """Why the ``user_script`` JSON text is no :class:`UserScript`, or None."""
+    """Why the ``user_script`` JSON text is no :class:`UserScript`, or None.
+
+    Remembered per text: a generated task is reset twice (its live run and its proof), and a
+    trainer resets the same rows again and again.
+    """
     try:
         UserScript.model_validate_json(text or "{}")
     except ValidationError as exc:
