@@ -619,8 +619,9 @@ _STOP = frozenset(
 
 #: Words that name no item in particular: a journey step "how long I have to return an item"
 #: was taken as named by every question about "items" ("Which items do you need for back to
-#: school?" got that step's topic as an answer too).
-_GENERIC_NOUNS = frozenset(stems("item product order thing one"))
+#: school?" got that step's topic as an answer too), and a "comforter set" in a cart step by
+#: "What items do you need in the set?", asked of a bundle step's must-haves.
+_GENERIC_NOUNS = frozenset(stems("item product order thing one set"))
 
 #: Words of a journey step's goal (``steps.<i>.goal``) that name no step either: the
 #: question words of policy topics ("how much shipping costs", "how long I have to return

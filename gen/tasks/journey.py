@@ -367,6 +367,10 @@ Version history:
           them, now 295 and 302; about three steps 57 and 73 of 81, now 74 and 78. A question
           routed by a naming head ("About the car seats: …? Do you have a budget?") stays
           about the steps it names. Replies only.
+          Also, "set" names no step ("What items do you need in the set?" named a cart step's
+          "comforter set" alone): merged questions answered in full 299 → 302 of 306 (two
+          steps, items not named) and 73 → 76 of 82 (three), single questions 1,225 → 1,233
+          of 1,236 (the audit again, on this version's tasks). Replies only.
           Also, the system prompt states the turn and call budget, its extra turns included,
           as discovery 1.11's does.
 """

@@ -817,3 +817,19 @@ def test_a_journey_question_is_answered_for_every_step_it_asks_about(question, e
     299 now."""
     s = _policy_and_return_steps("how many business days delivery takes")
     assert names(question, s) == expected
+
+
+def test_set_names_no_item():
+    """ "What items do you need in the set?", asked of a bundle step's must-haves, named a
+    cart step's "comforter set" alone, and the customer did not know the must-haves."""
+    slots = [
+        ScriptSlot(name="steps.0.verb", value="add to my cart", kind="choice", label="step"),
+        ScriptSlot(name="steps.0.goal", value="the comforter set", kind="text", label="item"),
+        ScriptSlot(name="steps.1.verb", value="get everything for", kind="choice", label="step"),
+        ScriptSlot(name="steps.1.goal", value="dorm room", kind="text", label="item"),
+        ScriptSlot(
+            name="steps.1.must.0", value="desk lamp", kind="text", label="must-have", omitted=True
+        ),
+    ]
+    s = UserScript(style="polite", slots=slots, never_say=[])
+    assert "steps.1.must.0" in names("What items do you need in the set?", s)
