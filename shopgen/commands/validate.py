@@ -18,7 +18,8 @@ from shopgen.schemas.errors import DatasetError
 def validate(directory: Path, no_checksums: bool) -> None:
     """Check DIRECTORY: checksums, schemas, integrity, value ranges and its policy rules.
 
-    A world's stored policy rules must be the rule file the runtime evaluates.
+    A world's stored policy rules must be the rule file the runtime evaluates; a task set's
+    rows must be ones play can read (θ's axes, the episode's keys, the user script).
     """
     problems = validate_dataset(directory, checksums=not no_checksums)
     if problems:
