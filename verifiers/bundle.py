@@ -94,7 +94,8 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     kinds a stated budget fits): however well it happens to match, it earns at most 0 and is
     not correct, as a guessed start is in ``returns``.
     """
-    return as_asked(grade(decoded(task, "goal"), state), _to_ask(task), state)
+    verdict = grade(decoded(task, "goal"), state)
+    return as_asked(verdict, _to_ask(task), state, before=state.extra.get("recommended_turn"))
 
 
 def _kinds_to_ask(task: TaskRow) -> frozenset[str]:

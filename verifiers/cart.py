@@ -61,7 +61,7 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     verdict = graded.remember(
         tuple(state.cart.items()), lambda: grade(_goal_units(goal), state.cart)
     )
-    return as_asked(verdict, _to_ask(task), state)
+    return as_asked(verdict, _to_ask(task), state, before=state.extra.get("cart_turn"))
 
 
 def details_to_ask(task: TaskRow) -> frozenset[str]:

@@ -349,9 +349,11 @@ def _step_views(state: EpisodeState, plan: _Plan) -> Iterator[EpisodeState]:
         if step.recommends:
             listed = owned.get(i, {})
             extra["recommended_facts"] = listed.get("facts", {})
+            extra["recommended_turn"] = listed.get("turn")
             view.recommendations = listed.get("product_ids", [])
         else:
             _restore(extra, base, "recommended_facts")
+            _restore(extra, base, "recommended_turn")
             view.recommendations = state.recommendations
         view.final_text = per_step[i]
         yield view

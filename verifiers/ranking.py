@@ -181,7 +181,8 @@ def asked_verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     preference, and the first k in-stock search hits earned +0.22 on average (5k products),
     while cart, bundle and returns capped such guesses at 0.
     """
-    return as_asked(grade(decoded(task, "goal"), state), _to_ask(task), state)
+    verdict = grade(decoded(task, "goal"), state)
+    return as_asked(verdict, _to_ask(task), state, before=state.extra.get("recommended_turn"))
 
 
 def facts_to_ask(task: TaskRow) -> frozenset[str]:

@@ -36,13 +36,15 @@ def recommend_products(  # noqa: D417  (ctx is the runtime's, not the agent's)
     facts = dict(hit[2])  # the episode's own dict; the fact records are shared (read-only)
     ctx.state.recommendations = list(product_ids)
     # Verifiers have no catalog handle: what they grade (constraints, stock in this episode)
-    # is recorded here, by the runtime, so a replayed transcript cannot fake it.
+    # is recorded here, by the runtime, so a replayed transcript cannot fake it. The turn too:
+    # only what the customer said before it can have informed the list (``as_asked``).
     ctx.state.extra["recommended_facts"] = facts
+    ctx.state.extra["recommended_turn"] = ctx.state.turns
     # Every list in order, with its facts: a journey answers several recommendation requests
     # in one conversation and grades each on its own list (single-request verifiers keep
     # reading the latest list above).
     ctx.state.extra.setdefault("recommendation_lists", []).append(
-        {"product_ids": list(product_ids), "facts": facts}
+        {"product_ids": list(product_ids), "facts": facts, "turn": ctx.state.turns}
     )
     return hit[3]
 

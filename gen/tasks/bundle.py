@@ -110,6 +110,11 @@ Version history:
           (52 redraws for 440 tasks, 26 before). Every task id changes with the version.
           Also, the system prompt states the turn and call budget, as discovery 1.11's does (at
           d = 0–1 the oracle uses every turn).
+          Also, a withheld list must have been heard before the list recommended: only
+          answers from turns before the latest ``recommend_products`` count
+          (``verifiers.reward.as_asked``). A guessed set recommended first and the list asked
+          for in the same turn or after was correct on 43 of 295 withheld tasks (5k products,
+          d = 0–12); now none.
 """
 
 from __future__ import annotations

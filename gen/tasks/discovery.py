@@ -234,6 +234,9 @@ Version history:
           (``taskgen.default_prompt``, ``templates/budget.j2``): at d = 0–1 the oracle uses
           every turn (12 of 12 tasks at each, 5k products), and an agent doing more than it
           did ran out of turns before it recommended. Every task id changes with the version.
+          Also, the preference and left-out facts must have been heard before the list
+          recommended (bundle 1.8's ``as_asked`` ordering): a list recommended first and asked
+          about after was graded as asked.
 """
 
 from __future__ import annotations

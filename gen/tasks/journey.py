@@ -373,6 +373,8 @@ Version history:
           of 1,236 (the audit again, on this version's tasks). Replies only.
           Also, the system prompt states the turn and call budget, its extra turns included,
           as discovery 1.11's does.
+          Also, its cart, bundle, discovery and substitution steps count an answer only when
+          heard before their list or cart, as bundle 1.8, discovery 1.11 and cart 1.8 tell.
 """
 
 from __future__ import annotations

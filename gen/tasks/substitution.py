@@ -195,6 +195,8 @@ Version history:
           lower).
     1.10 — the system prompt states the turn and call budget, as discovery 1.11's does
           (at d = 0–1 the oracle uses every turn). Every task id changes with the version.
+          Also, what must be asked counts only when heard before the list recommended, as
+          discovery 1.11 tells.
 """
 
 from __future__ import annotations

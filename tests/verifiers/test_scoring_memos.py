@@ -308,6 +308,7 @@ def _reference_step_state(state, i, text, listed=None, own_questions=True):
     if listed is None:
         return journey._replace(state, final_text=text, extra=extra)
     extra["recommended_facts"] = dict(listed.get("facts", {}))
+    extra["recommended_turn"] = listed.get("turn")
     return journey._replace(
         state, final_text=text, extra=extra, recommendations=list(listed.get("product_ids", []))
     )
