@@ -37,7 +37,7 @@ def rows(levels: list[int]) -> tuple[list[str], list[list[str]]]:
     help="A level (5), range (0-12) or list (0,3,6).",
 )
 def difficulty(d_text: str) -> None:
-    """Print the difficulty axes θ(d) of DESIGN §5 and the environment schedules."""
+    """Print the difficulty axes θ(d) and the environment schedules."""
     header, body = rows(parse_d_range(d_text))
     if sys.stdout.isatty():
         from rich.console import Console

@@ -98,7 +98,13 @@ def _show(message: dict[str, Any]) -> None:
     help="Catalog dataset directory (with its world tables).",
 )
 def play(env_name: str, d: int, seed: int, k: int, catalog: Path) -> None:
-    """Play one episode of ENV at difficulty D as the agent, from the terminal."""
+    """Play one episode of ENV at difficulty D as the agent, from the terminal.
+
+    Type one tool call per line as JSON, e.g. {"name": "catalog_search", "arguments":
+    {"query": "desk lamp"}}, or a Qwen3 <tool_call>...</tool_call> block (it may span
+    lines). Plain text is your final answer to the customer: it ends the episode, which is
+    then scored.
+    """
     if not catalog.exists():
         raise ConfigError(
             f"no catalog at {catalog}: make one (`shopgen catalog --out {catalog}` then "

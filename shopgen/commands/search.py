@@ -16,7 +16,11 @@ from shopgen.env.search import SearchIndex, cards_json
 )
 @click.argument("query")
 @click.option(
-    "--top-k", default=200, show_default=True, type=click.IntRange(min=1), help="Retrieval depth."
+    "--top-k",
+    default=200,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Retrieval depth; a result shows clamp(ceil(top_k/10), 5, 20) of its hits.",
 )
 @click.option(
     "--eps-rank", default=0.0, show_default=True, type=float, help="Distractor probability."

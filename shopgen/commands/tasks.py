@@ -119,7 +119,7 @@ def tasks(
         "n": n,
         "seed": seed,
         "axis_overrides": overrides,
-        "catalog": str(store.root),
+        "catalog": str(store.root.resolve()),
         "system_prompt": str(system_prompt) if system_prompt else None,
     }
     started = time.perf_counter()

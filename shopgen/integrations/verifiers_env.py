@@ -8,6 +8,7 @@ old ``MultiTurnEnv``/``Rubric`` API is gone). The plugin itself lives in
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -62,13 +63,28 @@ def load_environment(
 
         from shopgen.integrations.vf_taskset import env_config
     except ImportError as exc:
-        raise ImportError(
-            "load_environment needs verifiers>=0.4 (pip install 'shopgen[vf]')"
-        ) from exc
+        raise ImportError(_missing_verifiers()) from exc
     config = env_config(dataset_dir, catalog)
     if kwargs:
         config = config.model_copy(update=kwargs)
     return vf.load_environment(config)
+
+
+def _missing_verifiers() -> str:
+    """Why ``import verifiers.v1`` failed: the package missing, or shadowed by our source.
+
+    Run from a shopgen checkout's root, ``import verifiers`` finds its ``verifiers/`` folder
+    (shopgen's own graders) before the installed package, and the old message asked to
+    install what was installed.
+    """
+    found = importlib.util.find_spec("verifiers")
+    ours = Path(importlib.util.find_spec("shopgen.verifiers").origin).resolve().parent
+    if found is not None and found.origin and Path(found.origin).resolve().parent == ours:
+        return (
+            f"`import verifiers` finds shopgen's own source folder {ours}, which shadows the "
+            "verifiers package: run from outside the repository's root"
+        )
+    return "load_environment needs verifiers>=0.4 (pip install 'shopgen[vf]')"
 
 
 __all__ = ["ShopgenSession", "load_environment"]

@@ -73,8 +73,21 @@ def test_score_without_catalog_uses_the_tasks_catalog_and_builds_none(work):
     assert not (work / "data").exists()  # no default catalog was built
 
 
+def test_a_task_set_copied_elsewhere_still_finds_its_catalog(work, tmp_path):
+    """Made with the relative ``--catalog cat``, the set recorded ``cat``, which another
+    directory does not hold: its absolute path is recorded now."""
+    shutil.copytree(work / "tasks", tmp_path / "tasks")
+    (tmp_path / "runs.jsonl").write_text("".join(oracle_lines(work / "tasks")))
+    code, _, err = run("score", "--tasks", "tasks", "--trajectories", "runs.jsonl", cwd=tmp_path)
+    assert code == 0, err
+    assert not (tmp_path / "data").exists()
+
+
 def test_a_task_set_whose_catalog_is_gone_is_one_line(work, tmp_path):
-    shutil.copytree(work / "tasks", tmp_path / "tasks")  # recorded path `cat` is not there
+    shutil.copytree(work / "tasks", tmp_path / "tasks")
+    manifest = json.loads((tmp_path / "tasks" / "manifest.json").read_text())
+    manifest["config"]["catalog"] = str(tmp_path / "moved-away")
+    (tmp_path / "tasks" / "manifest.json").write_text(json.dumps(manifest))
     (tmp_path / "runs.jsonl").write_text("".join(oracle_lines(work / "tasks")))
     for args in (
         ("score", "--tasks", "tasks", "--trajectories", "runs.jsonl"),
