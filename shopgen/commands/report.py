@@ -7,13 +7,12 @@ from pathlib import Path
 import click
 
 from shopgen.commands.catalogs import catalog_of_tasks, open_catalog
-from shopgen.commands.options import SEED
+from shopgen.commands.options import ENV_HELP, SEED, parse_envs
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.difficulty import parse_d_range
 from shopgen.policies import REFERENCE
 from shopgen.policies.evaluate import evaluate, generated_rows
 from shopgen.report import axis_effects, catalog_realism, diversity, render
-from shopgen.schemas.envs import ENV_NAMES, env_spec
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.validation import parse_count
 from shopgen.task_writer import read_tasks
@@ -21,7 +20,7 @@ from shopgen.task_writer import read_tasks
 
 @click.command()
 @click.option("--tasks", "tasks_dir", type=click.Path(path_type=Path), help="Task dataset.")
-@click.option("--env", "env_name", help=f"Generate tasks of {', '.join(ENV_NAMES)} or all.")
+@click.option("--env", "env_name", help=f"Generate tasks: {ENV_HELP}")
 @click.option("--d", "d_text", default="0-12", show_default=True, help="Levels, e.g. 0-12.")
 @click.option("--n", "n_text", default="10", show_default=True, help="Tasks per (env, d).")
 @click.option("--seed", default=0, show_default=True, type=SEED)
@@ -54,7 +53,7 @@ def report(
         env = ShopEnv(store)
         rows = read_tasks(tasks_dir)
     else:
-        envs = list(ENV_NAMES) if env_name == "all" else [env_spec(env_name).name]
+        envs = parse_envs(env_name)
         levels, n = parse_d_range(d_text), parse_count(n_text, field="n")
         store = open_catalog(catalog, envs=envs)
         env = ShopEnv(store)

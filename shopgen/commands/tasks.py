@@ -8,12 +8,11 @@ from pathlib import Path
 import click
 
 from shopgen.commands.catalogs import open_catalog
-from shopgen.commands.options import SEED
+from shopgen.commands.options import ENV_HELP, SEED, parse_envs
 from shopgen.console import print_summary, progress_bar
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.backends import BACKENDS, check_backend, open_executor
 from shopgen.gen.difficulty import parse_d_range
-from shopgen.schemas.envs import ENV_NAMES, env_spec
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.validation import parse_count
 from shopgen.task_shards import generate_sharded, task_shards
@@ -53,7 +52,7 @@ def read_prompt(path: Path) -> str:
 
 
 @click.command()
-@click.option("--env", "env_name", required=True, help=f"One of {', '.join(ENV_NAMES)}, or all.")
+@click.option("--env", "env_name", required=True, help=ENV_HELP)
 @click.option(
     "--d", "d_text", default="5", show_default=True, help="Level (5), range (0-12) or list (0,3,6)."
 )
@@ -102,12 +101,12 @@ def tasks(
     force: bool,
 ) -> None:
     """Generate tasks whose oracle is replayed to the maximum reward before they are kept."""
-    envs = list(ENV_NAMES) if env_name == "all" else [env_spec(env_name).name]
+    envs = parse_envs(env_name)
     levels = parse_d_range(d_text)
     n = parse_count(n_text, field="n")
     overrides = parse_overrides(axes)
     check_backend(backend, workers=workers, address=address)
-    out = out or Path("data/tasks") / f"{env_name}-d{d_text.replace(',', '_')}"
+    out = out or Path("data/tasks") / f"{env_name.replace(',', '+')}-d{d_text.replace(',', '_')}"
     prompt = read_prompt(system_prompt) if system_prompt else None
     store = open_catalog(catalog, envs=envs)
     factory = TaskFactory(

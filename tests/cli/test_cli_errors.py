@@ -150,3 +150,17 @@ def test_search_refuses_an_empty_query_and_no_depth(indexed_catalog_dir, capsys,
     """It printed "no results" and exited 0 for a blank query, as if the catalog had none."""
     code = main(["search", "--catalog", str(indexed_catalog_dir), *args])
     assert_one_line_error(code, capsys.readouterr().err, needle)
+
+
+@pytest.mark.parametrize("env", ["car", "returns,car", ","])
+def test_an_unknown_environment_names_every_choice(tmp_path, env):
+    code, _, err = run("tasks", "--env", env, "--out", str(tmp_path / "t"))
+    assert_one_line_error(code, err, "is not an environment; give all, one of discovery")
+    assert not (tmp_path / "t").exists()
+
+
+def test_several_environments_joined_by_commas():
+    from shopgen.commands.options import parse_envs
+
+    assert parse_envs("returns, cart,returns") == ["returns", "cart"]
+    assert parse_envs("all")[0] == "discovery"
