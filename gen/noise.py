@@ -226,22 +226,50 @@ def _typo_run(text: str, hits: list[int], ops: list[int], picks: list[float]) ->
         kind = OPS[op]
         if kind == "transpose":
             if i + 1 < n and text[i + 1] != ch:
-                chars[i], chars[i + 1] = text[i + 1], ch
-                skip = i + 2
+                if not _negates(text, i, text[i + 1] + ch, 2):
+                    chars[i], chars[i + 1] = text[i + 1], ch
+                    skip = i + 2
                 continue
             kind = "double"  # nothing to swap with: a one-edit typo instead
         if kind in ("substitute", "insert") and not near:
             kind = "double"
-        skip = i + 1
         if kind == "substitute":
-            chars[i] = near[int(pick * len(near))]
+            typed = near[int(pick * len(near))]
         elif kind == "delete":
-            chars[i] = ""
+            typed = ""
         elif kind == "insert":
-            chars[i] = ch + near[int(pick * len(near))]
+            typed = ch + near[int(pick * len(near))]
         else:
-            chars[i] = ch + ch
+            typed = ch + ch
+        if not _negates(text, i, typed, 1):
+            chars[i] = typed
+            skip = i + 1
     return "".join(chars)
+
+
+#: Words that say no: a typo never makes one ("now" → "no", "hold on" → "hold no", "note"
+#: → "not"), which turned "the extra must-have is now a sketchbook" into "… is no
+#: sketchbook" (3 of 171 bundle changes of mind at d = 0–12, 5k products).
+NEGATIONS = frozenset({"no", "not", "nor", "non", "none", "never", "nope", "nah"})
+_LETTER = re.compile(r"[A-Za-z']")
+_WORD = re.compile(r"[A-Za-z']+")
+
+
+def _negates(text: str, i: int, typed: str, width: int) -> bool:
+    """Whether ``text[i : i + width]`` typed as ``typed`` makes a word a negation.
+
+    The words the typo touches are read whole, a transposition across a space too ("now
+    now" → "no wnow").
+    """
+    start = i
+    while start > 0 and _LETTER.match(text[start - 1]):
+        start -= 1
+    end = i + width
+    while end < len(text) and _LETTER.match(text[end]):
+        end += 1
+    was = {w.lower() for w in _WORD.findall(text[start:end])}
+    now = {w.lower() for w in _WORD.findall(text[start:i] + typed + text[i + width : end])}
+    return bool((now - was) & NEGATIONS)
 
 
 def _near_digit(text: str, i: int, reach: int) -> bool:

@@ -237,6 +237,11 @@ Version history:
           Also, the preference and left-out facts must have been heard before the list
           recommended (bundle 1.8's ``as_asked`` ordering): a list recommended first and asked
           about after was graded as asked.
+          Also, typo noise never makes a word a negation (``gen.noise.NEGATIONS``: "check on
+          my order" read "check no my order", "now" read "no"): 5 of 576 first messages of
+          all eight environments (d = 4–12, 5k products) and 3 of 171 bundle changes of mind
+          said a "no" the customer never meant. The same holds for every environment's
+          messages and replies.
 """
 
 from __future__ import annotations
