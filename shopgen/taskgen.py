@@ -310,8 +310,13 @@ class TaskFactory:
             self._prove(row, messages)
             self._count_made()
             return Generated(row=row, draft=draft, rendered=rendered, attempt=attempt)
+        products = sum(
+            e.rows for e in self.env.store.manifest.files.values() if e.table == "products"
+        )
         raise OracleFailure(
-            f"{env_name}: no usable draw for d={d}, k={k} in {MAX_ATTEMPTS} attempts"
+            f"{env_name}: no usable draw for d={d}, k={k} in {MAX_ATTEMPTS} attempts on a "
+            f"catalog of {products:,} products (a small catalog may not hold what this "
+            "environment draws at this level: try a larger one)"
         )
 
     def _setting(self, spec: EnvSpec, d: int) -> _Setting:

@@ -164,3 +164,15 @@ def test_several_environments_joined_by_commas():
 
     assert parse_envs("returns, cart,returns") == ["returns", "cart"]
     assert parse_envs("all")[0] == "discovery"
+
+
+def test_a_catalog_too_small_to_draw_from_says_its_size(tmp_path):
+    """``shopgen catalog --size 10`` is a catalog; its tasks then failed with "no usable draw"
+    and nothing said the catalog was the cause."""
+    catalog = tmp_path / "c"
+    assert run("catalog", "--size", "10", "--out", str(catalog))[0] == 0
+    assert run("index", "--catalog", str(catalog))[0] == 0
+    args = ("tasks", "--env", "discovery", "--d", "3", "--n", "1", "--catalog", str(catalog))
+    code, _, err = run(*args, "--out", str(tmp_path / "t"))
+    assert_one_line_error(code, err, "on a catalog of 10 products")
+    assert "try a larger one" in err
