@@ -12,10 +12,11 @@ from fractions import Fraction
 from typing import Any
 
 from shopgen.env.state import EpisodeState
+from shopgen.env.tools.cart import line_name
 from shopgen.env.verifier import Score, copy_data
 from shopgen.gen.store import BoundedCache
 from shopgen.schemas.task import TaskRow
-from shopgen.verifiers.reward import Verdict, as_asked, compose
+from shopgen.verifiers.reward import Verdict, compose, guessed
 from shopgen.verifiers.rows import PerObject, decoded
 
 Key = tuple[str, str | None]
@@ -61,7 +62,31 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     verdict = graded.remember(
         tuple(state.cart.items()), lambda: grade(_goal_units(goal), state.cart)
     )
-    return as_asked(verdict, _to_ask(task), state, before=state.extra.get("cart_turn"))
+    return verdict if _asked_in_time(task, goal, state) else guessed(verdict)
+
+
+def _asked_in_time(task: TaskRow, goal: dict[str, Any], state: EpisodeState) -> bool:
+    """Every left-out detail was heard before its item's cart line last changed.
+
+    Item ``j``'s details (``items.j.…``) inform goal line ``j``: an answer heard in the turn
+    that line changed, or later, cannot have. Counted against the whole cart's last change, a
+    guessed line asked about after, with another line added later, passed.
+    """
+    needed = _to_ask(task)
+    if not needed:
+        return True
+    changed = state.extra.get("cart_turns", {})
+    lines = goal["cart"]
+    heard: dict[int | None, set[str]] = {}
+    for name in needed:
+        j = int(name.split(".")[1])
+        line = lines[j] if j < len(lines) else None
+        before = changed.get(line_name((line["product_id"], line["variant_id"]))) if line else None
+        if before not in heard:
+            heard[before] = state.answered_slots(before=before)
+        if name not in heard[before]:
+            return False
+    return True
 
 
 def details_to_ask(task: TaskRow) -> frozenset[str]:

@@ -75,6 +75,11 @@ def as_asked(
     """
     if needed <= state.answered_slots(before=before):
         return verdict
+    return guessed(verdict)
+
+
+def guessed(verdict: Verdict) -> Verdict:
+    """``verdict`` of a guess: at most 0, not correct, ``details["asked"]`` False."""
     r_task, _, details = verdict
     return min(r_task, 0.0), False, {**details, "asked": False}
 

@@ -117,13 +117,18 @@ def _summary(ctx: ToolContext) -> dict[str, Any]:
     return {"lines": lines, "items": items, "total": round(total, 2)}
 
 
-def _note_change(ctx: ToolContext) -> None:
-    """Record the turn the cart last changed (``extra["cart_turn"]``).
+def line_name(key: tuple[str, str | None]) -> str:
+    """A cart line's name in ``extra["cart_turns"]``: ``product_id/variant_id``."""
+    return f"{key[0]}/{key[1] or ''}"
 
-    What the customer said in that turn or later cannot have informed the cart: the verifier
-    counts only the answers heard before it (``verifiers.reward.as_asked``).
+
+def _note_change(ctx: ToolContext, key: tuple[str, str | None]) -> None:
+    """Record the turn the cart line ``key`` last changed (``extra["cart_turns"]``).
+
+    What the customer said in that turn or later cannot have informed the line: the cart
+    verifier counts only the answers heard before it.
     """
-    ctx.state.extra["cart_turn"] = ctx.state.turns
+    ctx.state.extra.setdefault("cart_turns", {})[line_name(key)] = ctx.state.turns
 
 
 @tool("write")
@@ -154,7 +159,7 @@ def cart_add(  # noqa: D417  (ctx is the runtime's, not the agent's)
         )
     _check_stock(ctx, product, variant, total)
     ctx.state.cart[key] = total
-    _note_change(ctx)
+    _note_change(ctx, key)
     return _cart_result(ctx, "added", product_id, key[1], quantity)
 
 
@@ -175,7 +180,7 @@ def cart_remove(ctx: ToolContext, product_id: str, variant_id: str | None = None
     """
     key = _line_key(ctx, product_id, variant_id)
     del ctx.state.cart[key]
-    _note_change(ctx)
+    _note_change(ctx, key)
     return _cart_result(ctx, "removed", key[0], key[1])
 
 
@@ -201,5 +206,5 @@ def cart_update_quantity(  # noqa: D417  (ctx is the runtime's, not the agent's)
         product, variant = _resolve(ctx, *key)
         _check_stock(ctx, product, variant, quantity)
         ctx.state.cart[key] = quantity
-    _note_change(ctx)
+    _note_change(ctx, key)
     return _cart_result(ctx, "updated", key[0], key[1], quantity)

@@ -168,9 +168,9 @@ Version history:
           only; every task id changes with the version.
           Also, the system prompt states the turn and call budget, as discovery 1.11's does: at
           d = 0–1 the oracle uses every turn, and the prompt's seven steps need more.
-          Also, a left-out detail counts as asked only when heard before the cart last
-          changed (``cart_turn``, bundle 1.8's ``as_asked`` ordering): a guessed cart with the
-          question asked after it, and nothing changed since, was graded as asked.
+          Also, a left-out detail counts as asked only when heard before its item's cart
+          line last changed (``extra["cart_turns"]``, as bundle 1.8 orders its answers): a
+          line guessed and asked about after was graded as asked.
 """
 
 from __future__ import annotations
@@ -400,9 +400,6 @@ def _goal(final: list[Item]) -> dict[str, Any]:
         for it in final
     ]
     return {"cart": cart, "items": details}
-
-
-# --- Oracle --------------------------------------------------------------------------------
 
 
 # --- Oracle --------------------------------------------------------------------------------
