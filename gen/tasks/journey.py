@@ -55,8 +55,8 @@ Composition rules (why every draw is sound):
     - one change of mind at most: with p_switch a keyed draw picks one step whose environment
       can switch (:data:`SWITCH_ENVS`); that step is drawn with its own p_switch = 1 (the
       other steps with 0), so its environment's own switch (:mod:`shopgen.gen.switches`) is
-      the journey's: a raised budget or another attribute value (discovery, substitution), a
-      raised budget or one more kind (bundle), another variant, item or one more item (cart),
+      the journey's: a changed budget or another attribute value (discovery, substitution), a
+      lowered budget or one more kind (bundle), another variant, item or one more item (cart),
       another exchange variant (returns). The step's hidden goal is its final intent (its
       generator applied the switch); the journey's script holds the switch under the
       journey's slot names (``steps.<i>.<name>``, a bundle budget as ``steps.<i>.price_max``)

@@ -13,7 +13,7 @@ be $150", "the Acme kettle in my cart should be …"). :func:`route_change` hand
 to the request it names (by the request's goal words, or a word only one kind of request
 uses: cart, must-have, exchange, replacement; a bare "make it $150" goes to a request that
 had a budget), with the request's name taken out, so its agent reads it as a change of mind
-of its own conversation. Agents that act on such a message: bundle (a raised budget, one
+of its own conversation. Agents that act on such a message: bundle (a lowered budget, one
 more kind), discovery and substitution (a budget or attribute value); the cart and returns
 agents ignore it.
 """
