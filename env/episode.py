@@ -183,8 +183,8 @@ def _prepare(task: dict[str, Any] | TaskRow, store: CatalogStore) -> _Prepared:
         raise TaskError(f"task {row.task_id}: episode is not JSON ({exc.msg})") from None
     except RecursionError:
         raise TaskError(f"task {row.task_id}: episode is nested too deep") from None
-    if isinstance(episode, str):
-        raise TaskError(f"task {row.task_id}: {episode}")
+    except ConfigError as exc:
+        raise TaskError(f"task {row.task_id}: {exc}") from None
     problem = user_script_problem(row.user_script)
     if problem is not None:
         raise TaskError(f"task {row.task_id}: {problem}")
@@ -227,9 +227,6 @@ def _check_axes(row: TaskRow, axes: tuple[str, ...]) -> None:
 def _episode_rules(text: str) -> tuple[Any, Any]:
     """An episode's JSON decoded and its :func:`stock_rules`.
 
-    (why, None) when the decoded value is no valid episode
-    (:func:`~shopgen.gen.row_checks.episode_problem`).
-
     Remembered per distinct text, and shared read-only as :class:`_Prepared` values are: the
     task pipeline resets two rows per task that differ only in goal and oracle (its live run
     and the proof's replay), and decoded the same episode text for each.
@@ -237,11 +234,13 @@ def _episode_rules(text: str) -> tuple[Any, Any]:
     Raises:
         json.JSONDecodeError: the text is not JSON.
         RecursionError: it is nested deeper than the interpreter's recursion limit.
+        ConfigError: the decoded value is no valid episode
+            (:func:`~shopgen.gen.row_checks.episode_problem` says why).
     """
     episode = json.loads(text)
     problem = episode_problem(episode)
     if problem is not None:
-        return problem, None
+        raise ConfigError(problem)
     return episode, stock_rules(episode)
 
 
@@ -328,9 +327,10 @@ class ShopEnv:
         shared = self._shared
         row, episode, messages, self._limits, stock, self._switch, said = shared.prepare(task)
         self._tools, self._offered = shared.offered(row.tools)
+        search = None
         if "catalog_search" in self._offered:
             _check_axes(row, SEARCH_AXES)
-        search = shared.search_index() if "catalog_search" in self._offered else None
+            search = shared.search_index()
         self._ctx = ToolContext.create(shared.store, row, episode, search, shared.memo, stock)
         self._ctx.state.shown_ids.update(said)
         self.transcript = list(map(dict, messages))
