@@ -1285,10 +1285,10 @@ def _asks_several(compiled: CompiledScript, question: str, said: frozenset[str])
     """Whether ``question`` joins two or more asks not all routed to the items it names.
 
     Two question marks or a joining word join asks; a naming head before a colon ("About the
-    car seats: …?") routes all of them. Only such a question asks, besides what it names, for what no named item or step has:
-    "For the school backpack, which colour do you prefer?" asks no discovery step's
-    priorities, however "prefer" reads, and "About the car seats: what matters to you? Do
-    you have a budget?" no bundle step's budget.
+    car seats: …?") routes all of them. Only such a question asks, besides what it names,
+    for what no named item or step has: "For the school backpack, which colour do you
+    prefer?" asks no discovery step's priorities, however "prefer" reads, and "About the car
+    seats: what matters to you? Do you have a budget?" no bundle step's budget.
     """
     if question.count("?") < 2 and said.isdisjoint(_JOINING):
         return False

@@ -56,7 +56,8 @@ def _parse(goal: dict[str, Any]) -> _Goal:
     """The goal's constraints, preference, empty memos, k, τ and the ideal DCG.
 
     Raises:
-        ValueError: k_rec is not between 1 and θ's largest, or the ideal DCG is not positive (as :func:`~shopgen.gen.tasks.constraints.ndcg` raises).
+        ValueError: k_rec is not between 1 and θ's largest, or the ideal DCG is not positive
+            (as :func:`~shopgen.gen.tasks.constraints.ndcg` raises).
     """
     k = int(goal["k_rec"])
     if not 1 <= k <= MAX_TOP_K:  # a corrupt k (10**30) sized the discounts: out of memory

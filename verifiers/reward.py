@@ -67,11 +67,12 @@ def as_asked(
     """``verdict`` when the customer was asked for every slot in ``needed``, else a guess.
 
     What the customer states only when asked, an agent that never asked could only guess:
-    however well the guess matches, it earns at most 0 and is not correct (cart, bundle,
-    discovery and substitution; ``details["asked"]`` says so). Only answers heard in turns
-    before ``before`` (the turn of the graded list or cart) count: a list recommended first
-    and asked about after, in the same turn or a later one, was still a guess, and was
-    correct on 43 of 295 withheld bundle lists (5k products, d = 0–12).
+    however well the guess matches, it earns at most 0 and is not correct (bundle,
+    discovery and substitution; ``details["asked"]`` says so; a cart checks each line,
+    ``verifiers.cart``). Only answers heard in turns before ``before`` (the turn of the
+    graded list) count: a list recommended first and asked about after, in the same turn or
+    a later one, was still a guess, and was correct on 43 of 295 withheld bundle lists (5k
+    products, d = 0–12).
     """
     if needed <= state.answered_slots(before=before):
         return verdict
