@@ -375,6 +375,8 @@ Version history:
           as discovery 1.11's does.
           Also, its cart, bundle, discovery and substitution steps count an answer only when
           heard before their list or cart, as bundle 1.8, discovery 1.11 and cart 1.8 tell.
+          Also, its status steps read a second status offered as an alternative or as still
+          possible, as status 2.9 does.
 """
 
 from __future__ import annotations

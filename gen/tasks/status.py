@@ -150,6 +150,12 @@ Version history:
           message changes.
     2.9 — the system prompt states the turn and call budget, as discovery 1.11's does.
           Every task id changes with the version.
+          Also, a status offered as an alternative or said to be possible still is a second
+          status (``verifiers.text``): "Your order was delivered or in transit" read "in
+          transit" as the order's history, and "delivered on February 20, though it might
+          still be in transit" read no second status; each passed for a delivered order (the
+          first on 20 of 39 delivered orders, 5k products, d = 0–12). Left: "probably",
+          "likely" and "I believe" before the true status still pass.
 """
 
 from __future__ import annotations
