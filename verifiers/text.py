@@ -274,27 +274,56 @@ _DAYS_FROM_TODAY = re.compile(
 )
 
 
-def _day_of_month(today: date, day: int, weekday: int | None) -> date | None:
+def _day_of_month(
+    today: date, day: int, weekday: int | None, tense: str | None = None
+) -> date | None:
     """The date a day of the month written alone means.
 
     Alone ("arrives on the 17th"), this month's: the month people leave out is the current
     one. With a weekday ("Saturday the 14th"), the date nearest today with that day and that
     weekday (ties to the earlier, looked for within a year either side): the weekday ties the
     day to the calendar, and a month whose 14th is a Saturday is seldom nearer than a month.
+    Told in the past or of the future (``tense``, :func:`_tense_before`), the nearest such date
+    on that side of today: "it was delivered on Tuesday the 10th", written on March 2, 2026,
+    is February 10 (March 10 is a Tuesday too, and nearer), and "delivered on the 20th" is
+    last month's 20th.
     """
     if weekday is None:
-        return date(today.year, today.month, day) if _valid(today.year, today.month, day) else None
-    best = None
+        y, m = today.year, today.month
+        if tense == "past" and day > today.day:
+            y, m = (y - 1, 12) if m == 1 else (y, m - 1)
+        elif tense == "future" and day < today.day:
+            y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+        return date(y, m, day) if _valid(y, m, day) else None
+    found = []
     for k in range(-12, 13):
         y, m = divmod(today.month - 1 + k, 12)
-        if not _valid(today.year + y, m + 1, day):
-            continue
-        cand = date(today.year + y, m + 1, day)
-        if cand.weekday() != weekday:
-            continue
-        if best is None or (abs((cand - today).days), cand) < (abs((best - today).days), best):
-            best = cand
-    return best
+        if _valid(today.year + y, m + 1, day):
+            cand = date(today.year + y, m + 1, day)
+            if cand.weekday() == weekday:
+                found.append(cand)
+    sided = [
+        c for c in found if (tense == "past" and c <= today) or (tense == "future" and c >= today)
+    ]
+    return min(sided or found, key=lambda c: (abs((c - today).days), c), default=None)
+
+
+#: Words that put a date written without its month in the past or the future.
+_PAST_WORDS = re.compile(r"\b(?:was|were|delivered|arrived|shipped|placed|cancell?ed|came|got)\b")
+_FUTURE_WORDS = re.compile(
+    r"\b(?:will|expected|expect|estimated|eta|arriving|arrives|due|should|scheduled)\b"
+)
+
+
+def _tense_before(low: str, at: int) -> str | None:
+    """``past`` or ``future`` by the last tense word of the sentence before ``at``, or None."""
+    start = max(low.rfind(mark, 0, at) for mark in ".!?\n") + 1
+    head = low[start:at]
+    past = max((m.end() for m in _PAST_WORDS.finditer(head)), default=-1)
+    future = max((m.end() for m in _FUTURE_WORDS.finditer(head)), default=-1)
+    if past == future:
+        return None
+    return "past" if past > future else "future"
 
 
 def more_dates(text: str, *, year: int, today: date | None = None) -> set[date]:
@@ -347,7 +376,8 @@ def more_dates(text: str, *, year: int, today: date | None = None) -> set[date]:
         for m in _BARE_DAY.finditer(low):
             wd = m.group("wd")
             weekday = None if wd is None else _weekday_index(wd)
-            if (near := _day_of_month(today, int(m.group("d")), weekday)) is not None:
+            tense = _tense_before(low, m.start())
+            if (near := _day_of_month(today, int(m.group("d")), weekday, tense)) is not None:
                 found.add(near)
         for m in _DAYS_FROM_TODAY.finditer(_digits(low)):
             if m.group(1):

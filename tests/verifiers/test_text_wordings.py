@@ -299,6 +299,12 @@ def test_a_perfect_is_the_status_now_unless_a_present_clause_follows():
         ("It should arrive in 4 days.", date(2026, 3, 6)),
         ("It was delivered 3 days ago.", date(2026, 2, 27)),
         ("It should arrive Tuesday (Mar 17).", date(2026, 3, 17)),
+        # Told in the past or of the future, the nearest such day on that side of today (a
+        # status audit: "delivered on Tuesday the 10th" was read as March 10, 5 of 35).
+        ("It was delivered on Tuesday the 10th.", date(2026, 2, 10)),
+        ("It was delivered on the 28th.", date(2026, 2, 28)),
+        ("It is expected to arrive on Monday the 16th.", date(2026, 3, 16)),
+        ("It will arrive by the 1st.", date(2026, 4, 1)),
     ],
 )
 def test_days_read_against_today(text, day):
@@ -307,7 +313,10 @@ def test_days_read_against_today(text, day):
 
 def test_a_day_alone_is_not_read_from_the_answer():
     # "the 28th" is this month's whatever the date asked about: Feb 28 is not stated.
-    text = "It was delivered on the 28th."
+    text = "It is on the 28th."
+    assert not date_stated_alone(text, date(2026, 2, 28), year=2026, today=TODAY)
+    # Told of the future, "the 28th" is still this month's, whatever was asked about.
+    text = "It should arrive on the 28th."
     assert not date_stated_alone(text, date(2026, 2, 28), year=2026, today=TODAY)
     # Counts are no days of the month.
     assert not date_stated_alone(
