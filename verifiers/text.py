@@ -163,12 +163,21 @@ def dates_in(text: str, *, year: int, today: date | None = None) -> set[date]:
     if "/" in text:
         for m, d, y in _SLASH.findall(text):
             yy = int(y) + 2000 if y and len(y) == 2 else (int(y) if y else None)
-            add(yy, int(m), int(d))
+            add(yy, *_month_day(int(m), int(d)))
     if today is not None:
         low = text.lower()
         if any(word in low for word in _RELATIVE):
             found |= {today + timedelta(days=_RELATIVE[w]) for w in _RELATIVE_RE.findall(low)}
     return found
+
+
+def _month_day(first: int, second: int) -> tuple[int, int]:
+    """A slash date's (month, day): month first, unless the first can be no month.
+
+    "21/02/2026" is February 21 (day first, as much of the world writes it); it was read as
+    no date, and an honest answer so written was graded wrong. "02/03" stays February 3.
+    """
+    return (second, first) if first > 12 >= second else (first, second)
 
 
 #: What may stand between the dates of a bare list ("Feb 14, Feb 15 and Feb 20", "2026-02-14 /

@@ -160,7 +160,8 @@ Version history:
           tells (``verifiers.text._tense_before``): "it was delivered on Tuesday the 10th",
           written on March 2, 2026, was March 10 (also a Tuesday, and nearer), and "delivered
           on the 28th" this month's; honest answers so written were graded wrong on 5 of 35
-          tasks.
+          tasks. And a slash date whose first number can be no month ("21/02/2026") is read
+          day first, where it was no date.
 """
 
 from __future__ import annotations

@@ -68,7 +68,8 @@ def dates_in_ref(text: str, *, year: int, today: date | None = None) -> set[date
             add(int(y) if y else None, T._MONTHS[mon.lower()], int(d))
     for m, d, y in T._SLASH.findall(text):
         yy = int(y) + 2000 if y and len(y) == 2 else (int(y) if y else None)
-        add(yy, int(m), int(d))
+        first, second = int(m), int(d)
+        add(yy, *((second, first) if first > 12 and second <= 12 else (first, second)))
     if today is not None:
         found |= {
             today + timedelta(days=T._RELATIVE[w]) for w in T._RELATIVE_RE.findall(text.lower())

@@ -299,6 +299,7 @@ def test_a_perfect_is_the_status_now_unless_a_present_clause_follows():
         ("It should arrive in 4 days.", date(2026, 3, 6)),
         ("It was delivered 3 days ago.", date(2026, 2, 27)),
         ("It should arrive Tuesday (Mar 17).", date(2026, 3, 17)),
+        ("It was delivered on 21/02/2026.", date(2026, 2, 21)),  # day first: no month 21
         # Told in the past or of the future, the nearest such day on that side of today (a
         # status audit: "delivered on Tuesday the 10th" was read as March 10, 5 of 35).
         ("It was delivered on Tuesday the 10th.", date(2026, 2, 10)),
