@@ -46,6 +46,7 @@ from shopgen.gen.row_checks import (
     PLAY_AXES,
     SEARCH_AXES,
     episode_problem,
+    first_error,
     theta_problem,
     user_script_problem,
 )
@@ -168,9 +169,7 @@ def _prepare(task: dict[str, Any] | TaskRow, store: CatalogStore) -> _Prepared:
     try:
         row = TaskRow.from_row(task)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(map(str, first["loc"])) or "row"
-        raise TaskError(f"invalid task row: {where}: {first['msg']}") from None
+        raise TaskError(f"invalid task row: {first_error(exc)}") from None
     if row.catalog_id != store.catalog_id:
         raise TaskError(
             f"task {row.task_id} was drawn from catalog {row.catalog_id}, "

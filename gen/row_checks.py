@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from shopgen.gen.difficulty import check_axis
 from shopgen.schemas.errors import ConfigError
@@ -48,7 +48,11 @@ def episode_problem(episode: Any) -> str | None:
     """
     if not isinstance(episode, dict):
         return "episode must be a JSON object"
-    return _model_problem(EpisodeSpec, episode, "episode")
+    try:
+        EpisodeSpec.model_validate(episode)
+    except ValidationError as exc:
+        return first_error(exc, "episode")
+    return None
 
 
 @lru_cache(maxsize=4096)
@@ -61,19 +65,15 @@ def user_script_problem(text: str) -> str | None:
     try:
         UserScript.model_validate_json(text or "{}")
     except ValidationError as exc:
-        return _first_error(exc, "user_script")
+        return first_error(exc, "user_script")
     return None
 
 
-def _model_problem(model: type[BaseModel], value: dict[str, Any], name: str) -> str | None:
-    try:
-        model.model_validate(value)
-    except ValidationError as exc:
-        return _first_error(exc, name)
-    return None
+def first_error(exc: ValidationError, name: str = "") -> str:
+    """A validation error as one line, ``where: what``: its first error, placed under ``name``.
 
-
-def _first_error(exc: ValidationError, name: str) -> str:
+    ``row`` where the error has no place (the row as a whole).
+    """
     first = exc.errors()[0]
-    where = ".".join([name, *map(str, first["loc"])])
+    where = ".".join([*([name] if name else []), *map(str, first["loc"])]) or "row"
     return f"{where}: {first['msg']}"

@@ -24,6 +24,7 @@ from shopgen.gen.row_checks import (
     PLAY_AXES,
     SEARCH_AXES,
     episode_problem,
+    first_error,
     theta_problem,
     user_script_problem,
 )
@@ -265,8 +266,7 @@ def _row_problem(raw: dict) -> str | None:
     try:
         row = TaskRow.from_row(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        return f"{'.'.join(map(str, first['loc'])) or 'row'}: {first['msg']}"
+        return first_error(exc)
     if row.env not in ENV_NAMES:
         return f"env {row.env!r} is none of {', '.join(ENV_NAMES)}"
     try:

@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from shopgen.gen.dataset import finalize, read_manifest, shard_name, staging_dir, table_files
+from shopgen.gen.row_checks import first_error
 from shopgen.schemas.errors import DatasetError
 from shopgen.schemas.manifest import Manifest
 from shopgen.schemas.tables import TASKS
@@ -84,7 +85,5 @@ def read_tasks(root: Path) -> list[TaskRow]:
             try:
                 rows.append(TaskRow.from_row(raw))
             except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(map(str, first["loc"])) or "row"
-                raise DatasetError(f"{path}: row {i}: {where}: {first['msg']}") from None
+                raise DatasetError(f"{path}: row {i}: {first_error(exc)}") from None
     return rows
