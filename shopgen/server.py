@@ -36,7 +36,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from shopgen.env.episode import EpisodeError, ShopEnv, TaskError
+from shopgen.env.episode import ShopEnv
 from shopgen.env.tools import REGISTRY
 from shopgen.gen.seeding import stable_hash
 from shopgen.schemas.errors import ShopgenError
@@ -328,7 +328,7 @@ def create_app(
             raise HTTPException(404, str(exc)) from None
         except SessionConflict as exc:
             raise HTTPException(409, str(exc)) from None
-        except (TaskError, EpisodeError, ShopgenError) as exc:
+        except ShopgenError as exc:  # a bad task row, a finished episode, bad text
             raise HTTPException(400, str(exc)) from None
 
     @app.post("/reset")
