@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from shopgen.schemas.manifest import Manifest
+
+T = TypeVar("T")
 
 
 def interactive() -> bool:
@@ -33,6 +36,13 @@ def progress_bar(total: int, description: str) -> Iterator[Callable[[int], None]
     with Progress(*columns, transient=True) as bar:
         task = bar.add_task(description, total=total)
         yield lambda n: bar.advance(task, n)
+
+
+def counted(items: Iterable[T], advance: Callable[[int], None]) -> Iterator[T]:
+    """``items``, advancing a progress bar as each is handed on."""
+    for item in items:
+        yield item
+        advance(1)
 
 
 def human_bytes(n: float) -> str:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from shopgen.console import counted
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.difficulty import theta
 from shopgen.policies.evaluate import Cell, evaluate, generated_rows
@@ -103,23 +104,38 @@ def policy_charts(cells: list[Cell]) -> list[str]:
     return charts
 
 
+def effect_settings(env_name: str, d: int) -> list[tuple[str, dict[str, Any]]]:
+    """The runs :func:`axis_effects` makes for ``env_name``: (label, θ overrides at d = 0).
+
+    The baseline first, then each of the environment's axes whose θ(d) value differs from
+    its θ(0) one, set alone to its value at ``d``.
+    """
+    base, high = theta(0).to_dict(), theta(d).to_dict()
+    changed = [axis for axis in env_spec(env_name).axes if base[axis] != high[axis]]
+    return [("(all at 0)", {}), *((axis, {axis: high[axis]}) for axis in changed)]
+
+
 def axis_effects(
-    env: ShopEnv, envs: list[str], d: int, n: int, *, seed: int = 0
+    env: ShopEnv,
+    envs: list[str],
+    d: int,
+    n: int,
+    *,
+    seed: int = 0,
+    progress: Callable[[int], None] = lambda done: None,
 ) -> dict[str, dict[str, float]]:
     """Heuristic solve rate per env with each listed axis alone at θ(d), the rest at θ(0).
 
     Key ``"(all at 0)"`` is the baseline. Lower than baseline = the axis makes tasks harder.
+    ``progress(1)`` is called as each of the ``n`` tasks of every run in
+    :func:`effect_settings` is played.
     """
-    base, high = theta(0).to_dict(), theta(d).to_dict()
     out: dict[str, dict[str, float]] = {}
     for env_name in envs:
-        rows = generated_rows(env, [env_name], [0], n, seed=seed)
-        effects = {"(all at 0)": _rate(evaluate(env, rows, ["heuristic"]))}
-        for axis in env_spec(env_name).axes:
-            if base[axis] == high[axis]:
-                continue
-            rows = generated_rows(env, [env_name], [0], n, seed=seed, overrides={axis: high[axis]})
-            effects[axis] = _rate(evaluate(env, rows, ["heuristic"]))
+        effects = {}
+        for label, overrides in effect_settings(env_name, d):
+            rows = generated_rows(env, [env_name], [0], n, seed=seed, overrides=overrides)
+            effects[label] = _rate(evaluate(env, counted(rows, progress), ["heuristic"]))
         out[env_name] = effects
     return out
 

@@ -7,7 +7,6 @@ Tasks come from a dataset (``--tasks DIR``) or are generated on the fly (``--env
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import click
@@ -15,14 +14,13 @@ import click
 from shopgen.commands.catalogs import catalog_of_tasks, open_catalog
 from shopgen.commands.options import ENV_HELP, SEED, parse_envs
 from shopgen.commands.tasks import parse_overrides
-from shopgen.console import progress_bar
+from shopgen.console import counted, progress_bar
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.difficulty import parse_d_range
 from shopgen.policies import POLICIES, REFERENCE
 from shopgen.policies.evaluate import Cell, generated_rows
 from shopgen.policies.evaluate import evaluate as play_all
 from shopgen.schemas.errors import ConfigError
-from shopgen.schemas.task import TaskRow
 from shopgen.schemas.validation import parse_count
 from shopgen.task_writer import read_tasks
 
@@ -73,7 +71,7 @@ def evaluate_cmd(
         rows = generated_rows(env, envs, levels, n, seed=seed, overrides=overrides)
         total = len(envs) * len(levels) * n
     with progress_bar(total, "tasks") as advance:
-        cells = play_all(env, _counted(rows, advance), policies or REFERENCE)
+        cells = play_all(env, counted(rows, advance), policies or REFERENCE)
     if as_json:
         for cell in cells:
             click.echo(json.dumps(cell.to_dict()))
@@ -82,13 +80,6 @@ def evaluate_cmd(
         print_summary(cells)
     else:
         print_table(cells)
-
-
-def _counted(rows: Iterable[TaskRow], advance: Callable[[int], None]) -> Iterator[TaskRow]:
-    """``rows``, advancing the progress bar as each is handed on to be played."""
-    for row in rows:
-        yield row
-        advance(1)
 
 
 def print_table(cells: list[Cell]) -> None:

@@ -8,11 +8,12 @@ import click
 
 from shopgen.commands.catalogs import catalog_of_tasks, open_catalog
 from shopgen.commands.options import ENV_HELP, SEED, parse_envs
+from shopgen.console import counted, progress_bar
 from shopgen.env.episode import ShopEnv
 from shopgen.gen.difficulty import parse_d_range
 from shopgen.policies import REFERENCE
 from shopgen.policies.evaluate import evaluate, generated_rows
-from shopgen.report import axis_effects, catalog_realism, diversity, render
+from shopgen.report import axis_effects, catalog_realism, diversity, effect_settings, render
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.validation import parse_count
 from shopgen.task_writer import read_tasks
@@ -57,12 +58,17 @@ def report(
         levels, n = parse_d_range(d_text), parse_count(n_text, field="n")
         store = open_catalog(catalog, envs=envs)
         env = ShopEnv(store)
-        rows = list(generated_rows(env, envs, levels, n, seed=seed))
+        with progress_bar(len(envs) * len(levels) * n, "making tasks") as advance:
+            rows = list(counted(generated_rows(env, envs, levels, n, seed=seed), advance))
     if not rows:
         raise ConfigError("no tasks to report on")
-    cells = evaluate(env, rows, REFERENCE)
+    with progress_bar(len(rows), "playing the reference policies") as advance:
+        cells = evaluate(env, counted(rows, advance), REFERENCE)
     envs_seen = sorted({r.env for r in rows})
-    effects = axis_effects(env, envs_seen, max(r.d for r in rows), axis_n, seed=seed)
+    d = max(r.d for r in rows)
+    runs = sum(len(effect_settings(e, d)) for e in envs_seen)
+    with progress_bar(runs * axis_n, "per-axis effects") as advance:
+        effects = axis_effects(env, envs_seen, d, axis_n, seed=seed, progress=advance)
     page = render(
         cells=cells, effects=effects, realism=catalog_realism(store.root), diverse=diversity(rows)
     )

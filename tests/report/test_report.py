@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from shopgen.cli import main
+from shopgen.env.episode import ShopEnv
+from shopgen.report import axis_effects, effect_settings
 
 
 @pytest.fixture(scope="module")
@@ -62,3 +64,14 @@ def test_report_renders_in_headless_chromium(page: Path, tmp_path: Path) -> None
     assert inked > 0.02 * image.width * image.height  # the page is not blank
     saturated = {rgb for n, rgb in counts if n > 200 and max(rgb) - min(rgb) > 100}
     assert len(saturated) >= 3  # the policies' coloured lines and the bars were drawn
+
+
+def test_axis_effects_reports_every_task_it_plays(indexed_catalog_dir: Path) -> None:
+    """The per-axis progress bar's total is exactly the tasks the effect runs play."""
+    env = ShopEnv(indexed_catalog_dir)
+    played: list[int] = []
+    effects = axis_effects(env, ["status"], 12, 2, progress=played.append)
+    settings = effect_settings("status", 12)
+    assert [label for label, _ in settings] == list(effects["status"])
+    assert len(settings) > 1  # the baseline and at least one axis that grows with d
+    assert played == [1] * (2 * len(settings))
