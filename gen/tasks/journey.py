@@ -377,6 +377,8 @@ Version history:
           heard before their list or cart, as bundle 1.8, discovery 1.11 and cart 1.8 tell.
           Also, its status steps read a second status offered as an alternative or as still
           possible, as status 2.9 does.
+    3.3 — a policy step's wrong number costs r_task −1, as policy 2.8's does (it cost −0.5).
+          Every task id changes with the version.
 """
 
 from __future__ import annotations

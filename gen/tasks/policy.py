@@ -26,8 +26,8 @@ Reward and is_correct:
     ``verifiers.policy`` reads the final message: a number of the answer's unit (money in
     exact cents, else 1e-6 relative) or a yes/no, and nothing conflicting; the agent must have
     searched the policy and asked for every needed fact the first message left out.
-    r_task = 1 when all three hold, 0 for a right answer without them, −0.5 for a wrong or
-    conflicting number, −1 for a wrong yes/no or none; correct iff all three hold.
+    r_task = 1 when all three hold, 0 for a right answer without them, −1 for a wrong or
+    conflicting answer or none; correct iff all three hold.
 Difficulty axes used:
     B_branch (clauses of the deciding rule), p_missing (facts left out), p_noise, T_max,
     B_tool.
@@ -224,6 +224,15 @@ Version history:
           message changes.
     2.7 — the system prompt states the turn and call budget, as discovery 1.11's does.
           Every task id changes with the version.
+    2.8 — a wrong number costs r_task −1, as a wrong yes/no does (cheat audit; not
+          comparable with 2.7). At −0.5 a guess paid whenever it was right more than a
+          third of the time, and a topic's commonest answer often is (restocking fees 45%,
+          price-match windows 44%, 5k products, d = 0–12): "search, ask everything, say the
+          topic's commonest number" averaged reward −0.12 over 918 tasks but above 0 on four
+          topics (free shipping thresholds +0.26, restocking fees +0.02); now −0.38, and a
+          topic's guess pays only where its commonest answer is right in more than ~46% of
+          tasks (none in the long run: the commonest share seen on 24+ tasks is a 50% sample
+          of three tier-decided values).
 """
 
 from __future__ import annotations
