@@ -312,6 +312,11 @@ def words(text: str) -> tuple[str, ...]:
     return tuple(_WORD.findall(text.lower()))
 
 
+def spoken_list(parts: list[str]) -> str:
+    """Parts as a person lists them: ``a``, ``a and b``, ``a, b and c``."""
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def call(name: str, **arguments: Any) -> Call:
     """One tool call of an oracle turn."""
     return (name, arguments)

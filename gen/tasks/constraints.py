@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from shopgen.gen.tasks.base import GenContext, Redraw, per_root
+from shopgen.gen.tasks.base import GenContext, Redraw, per_root, spoken_list
 from shopgen.gen.tasks.kinds import kind_of
 from shopgen.schemas.taxonomy import Category
 
@@ -751,8 +751,7 @@ def _factor_words(key: str, brands: tuple[str, ...], *, liked: bool = True) -> s
     if key == "brand_loyalty":
         if not (liked and brands):
             return FACTOR_WORDS[key]
-        quoted = [f'"{b}"' for b in brands]
-        names = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+        names = spoken_list([f'"{b}"' for b in brands])
         return f"my favourite brands {names}"
     return FACTOR_WORDS[key]
 

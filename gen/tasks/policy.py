@@ -246,7 +246,16 @@ import numpy as np
 from shopgen.gen.difficulty import Theta
 from shopgen.gen.policy import Decision, PolicyEngine, format_value
 from shopgen.gen.slots import Slot, make_slot
-from shopgen.gen.tasks.base import Draft, GenContext, Oracle, Redraw, call, chunked, pick
+from shopgen.gen.tasks.base import (
+    Draft,
+    GenContext,
+    Oracle,
+    Redraw,
+    call,
+    chunked,
+    pick,
+    spoken_list,
+)
 from shopgen.schemas.policy import FACT_VALUES
 from shopgen.schemas.task import TaskRow
 
@@ -746,6 +755,25 @@ def answer(goal: dict[str, Any]) -> str:
     return f"Our policy gives {goal['text']} in your case."
 
 
+#: How the oracle asks for a fact the customer left out, in words the customer answers with
+#: that fact alone ("how many you bought" also heard the category, "the state it ships
+#: to" the shipping method; the rest by their label).
+ASK_PHRASES = {
+    "category": "the product category",
+    "tier": "your membership tier",
+    "order_total": "your order total",
+    "ship_method": "the shipping method",
+    "state": "your delivery state",
+    "large_item": "whether it is a large item",
+    "electronic": "whether it is electronics",
+    "price": "the item's price",
+    "quantity": "the quantity",
+    "condition": "the condition it is in",
+    "reason": "the reason for the return",
+    "method": "how you would send it back",
+}
+
+
 def oracle(task: TaskRow) -> Oracle:
     """Search the policy and ask, in one question, for every topic fact the customer left out."""
     goal = task.decoded("goal")
@@ -758,8 +786,8 @@ def oracle(task: TaskRow) -> Oracle:
         if s["name"] != "topic" and (s["omitted"] or s["name"] not in _IN_VOCAB)
     ]
     if unsaid:
-        labels = ", ".join(s["label"] for s in unsaid)
-        calls.append(call("ask_user", question=f"Could you tell me your {labels}?"))
+        asks = [ASK_PHRASES.get(s["name"], f"your {s['label']}") for s in unsaid]
+        calls.append(call("ask_user", question=f"Could you tell me {spoken_list(asks)}?"))
     for turn in chunked(calls, budget):
         _results = yield turn  # the oracle does not need what the tools say
     yield answer(goal)

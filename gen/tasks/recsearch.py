@@ -28,7 +28,7 @@ import numpy as np
 from shopgen.gen.difficulty import Theta
 from shopgen.gen.slots import Slot
 from shopgen.gen.switches import Switch, plan_switch
-from shopgen.gen.tasks.base import Call, Oracle, Redraw, call, shown_ids, words
+from shopgen.gen.tasks.base import Call, Oracle, Redraw, call, shown_ids, spoken_list, words
 from shopgen.gen.tasks.constraints import (
     Columns,
     Constraints,
@@ -46,14 +46,16 @@ from shopgen.gen.tasks.constraints import (
 )
 from shopgen.schemas.task import TaskRow
 
-#: What the oracle asks for each omitted slot (words the simulated customer understands).
-ASK_WORDS = {
-    "price_max": "budget",
-    "rating_min": "minimum rating",
-    "ship_days_max": "delivery time",
-    "brand": "brand",
-    "k_rec": "how many options",
-    "priority": "priorities",
+#: How the oracle asks for each omitted slot, in words the simulated customer answers with
+#: that slot alone ("how soon you need it" also heard the must-haves in "need", "any
+#: brand you prefer" the priorities).
+ASK_PHRASES = {
+    "price_max": "your budget",
+    "rating_min": "the lowest rating you would accept",
+    "ship_days_max": "the delivery time you want",
+    "brand": "the brand you want",
+    "k_rec": "how many options you would like",
+    "priority": "your priorities",
 }
 #: The customer's whole preference (``constraints.preference_fact``): said only when asked.
 PREFERENCE = "priority"
@@ -223,10 +225,9 @@ def to_ask(slots: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def ask_question(omitted: list[dict[str, Any]]) -> str:
-    """One question naming every omitted slot by a word the customer answers to."""
-    words = [ASK_WORDS.get(s["name"], s["label"]) for s in omitted]
-    body = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-    return f"Before I search, could you tell me your preferred {body}?"
+    """One question naming every omitted slot in words the customer answers to."""
+    asks = [ASK_PHRASES.get(s["name"], f"your preferred {s['label']}") for s in omitted]
+    return f"Before I search, could you tell me {spoken_list(asks)}?"
 
 
 def query(*parts: Any) -> str:

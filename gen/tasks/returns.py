@@ -237,6 +237,7 @@ from shopgen.gen.tasks.base import (
     per_root,
     pick,
     shown_ids,
+    spoken_list,
 )
 from shopgen.gen.tasks.order_hints import DETAIL_KINDS, LISTED_CHARS, order_hint
 from shopgen.schemas.errors import DatasetError
@@ -804,6 +805,18 @@ def answer(goal: dict[str, Any], started: str | None) -> str:
     return f"Done: your {goal['action']} is started ({started})."
 
 
+#: How the oracle asks for a fact the customer left out, in words the customer answers with
+#: that fact alone ("the item's condition" also heard the item; the rest by their label).
+ASK_PHRASES = {
+    "action": "whether you would like a return or an exchange",
+    "method": "how you would like to send it back",
+    "order_hint": "which order you mean",
+    "order_date": "when you placed the order",
+    "condition": "the condition it is in",
+    "order_ref": "the order number",
+}
+
+
 def oracle(task: TaskRow) -> Oracle:
     """Find the line, ask for what the customer left out, check or act, then report."""
     goal = task.decoded("goal")
@@ -824,8 +837,8 @@ def oracle(task: TaskRow) -> Oracle:
     unsaid = [slots[n] for n in wanted if n in slots and (slots[n]["omitted"] or n == "method")]
     prep = []
     if unsaid:
-        labels = ", ".join(s["label"] for s in unsaid)
-        prep.append(call("ask_user", question=f"Could you tell me the {labels}?"))
+        asks = [ASK_PHRASES.get(s["name"], f"the {s['label']}") for s in unsaid]
+        prep.append(call("ask_user", question=f"Could you tell me {spoken_list(asks)}?"))
     pid = goal["product_id"]
     line = {"order_id": goal["order_id"], "product_id": pid}
     if goal["eligible"] and goal["action"] == "exchange":

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 
 import pytest
 
+from shopgen.gen.tasks.base import spoken_list
+from shopgen.gen.tasks.returns import ASK_PHRASES
 from shopgen.schemas.errors import ShopgenError
 from shopgen.taskgen import TaskFactory, assistant_message
 from shopgen.testing import scored_with_final
@@ -763,8 +766,8 @@ def test_the_order_meant_among_same_item_orders_is_not_usually_the_oldest(shop_e
     assert newest / clashes <= chance / clashes + 0.2
 
 
-def _without_asking(messages: list[dict], label: str) -> list[dict]:
-    """The oracle's messages with ``label`` cut from its question (the call dropped if empty)."""
+def _without_asking(messages: list[dict], ask: str) -> list[dict]:
+    """The oracle's messages with ``ask`` cut from its question (the call dropped if empty)."""
     out = []
     for message in json.loads(json.dumps(messages)):
         calls = message.get("tool_calls")
@@ -776,11 +779,11 @@ def _without_asking(messages: list[dict], label: str) -> list[dict]:
             function = tool_call["function"]
             args = json.loads(function["arguments"])
             if function["name"] == "ask_user":
-                labels = args["question"].removeprefix("Could you tell me the ").rstrip("?")
-                left = [x for x in labels.split(", ") if x != label]
+                asks = args["question"].removeprefix("Could you tell me ").rstrip("?")
+                left = [x for x in re.split(r", | and ", asks) if x != ask]
                 if not left:
                     continue
-                args["question"] = f"Could you tell me the {', '.join(left)}?"
+                args["question"] = f"Could you tell me {spoken_list(left)}?"
                 function["arguments"] = json.dumps(args)
             kept.append(tool_call)
         if kept:
@@ -791,7 +794,7 @@ def _without_asking(messages: list[dict], label: str) -> list[dict]:
 def _method_guesses(tasks) -> list[tuple]:
     """(row, goal, the oracle's messages without asking the method) per eligible return."""
     return [
-        (g.row, goal, _without_asking(json.loads(g.row.oracle), "return method"))
+        (g.row, goal, _without_asking(json.loads(g.row.oracle), ASK_PHRASES["method"]))
         for g in tasks
         if (goal := g.row.decoded("goal"))["eligible"] and goal["action"] == "return"
     ]
