@@ -355,5 +355,5 @@ def oracle(task: TaskRow) -> Oracle:
         first=first,
         queries=queries,
         focus_query=lambda *terms: query(*terms, *attrs, name),
-        final=f"Here are {goal['k_rec']} {name} that meet all your requirements, best first.",
+        final=f"Here are {goal['k_rec']} {name} that meet all your requirements, best first:",
     )

@@ -319,7 +319,8 @@ def play(
         queries: searches with every constraint known, in order.
         focus_query: ``(*terms) -> query`` for the searches aimed at one product: its brand
             and key attribute values, those the agent knows (:class:`KnownWords`).
-        final: the closing message.
+        final: the closing message's first line; a numbered line per recommended product
+            follows (:func:`listed`).
     """
     k, tau = int(goal["k_rec"]), float(goal["ndcg_threshold"])
     budget, t_max = task.axis("B_tool"), task.axis("T_max")
@@ -329,12 +330,14 @@ def play(
     facets = [(pid, b, f) for pid, _, b, f in goal["feasible"]]
     ideal = [gains[pid] for pid, *_ in goal["feasible"][:k]]
     seen: set[str] = set()
+    cards: dict[str, dict[str, Any]] = {}
     known = KnownWords(task, script)
     turns, pending, asked = 0, list(queries), set()
     if first:
         results = yield first
         seen.update(shown_ids(results))
         known.read(results)
+        keep_cards(cards, results)
         turns += 1
     while True:
         best = best_list(seen, feasible, k)
@@ -358,6 +361,23 @@ def play(
         results = yield calls
         seen.update(shown_ids(results))
         known.read(results)
+        keep_cards(cards, results)
         turns += 1
     yield [call("recommend_products", product_ids=best)]
-    yield final
+    yield final + "\n" + listed([cards[pid] for pid in best])
+
+
+def keep_cards(cards: dict[str, dict[str, Any]], results: list[dict[str, Any]]) -> None:
+    """Add the search cards of one turn's results to ``cards`` (by product id)."""
+    for result in results:
+        for card in result.get("results") or ():
+            cards.setdefault(card["product_id"], card)
+
+
+def listed(cards: list[dict[str, Any]]) -> str:
+    """The recommended products as the customer reads them, from their search cards."""
+    return "\n".join(
+        f"{i}. {c['title']}: ${c['price']:.2f}, rated {c['rating']}, delivered in "
+        f"{c['ship_days']} day{'s' if c['ship_days'] != 1 else ''}"
+        for i, c in enumerate(cards, 1)
+    )

@@ -449,5 +449,5 @@ def oracle(task: TaskRow) -> Oracle:
         first=first,
         queries=[] if first and first[-1][1].get("query") == full else [full],
         focus_query=lambda *terms: query(*terms, *compat, goal["category_name"]),
-        final=f"{title} is out of stock; here are {goal['k_rec']} compatible substitutes.",
+        final=f"{title} is out of stock; here are {goal['k_rec']} compatible substitutes:",
     )
