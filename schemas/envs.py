@@ -124,7 +124,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "3.3",
+        "3.4",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

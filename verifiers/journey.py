@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import operator
-import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -21,10 +20,9 @@ from shopgen.gen.store import BoundedCache
 from shopgen.gen.tasks.journey import RECOMMEND_ENVS, sub_task
 from shopgen.schemas.envs import env_spec, load_entry_point
 from shopgen.schemas.task import TaskRow
+from shopgen.verifiers.layout import texts
 from shopgen.verifiers.reward import Verdict, compose, protocol_failure, r_hall, task_terms
 from shopgen.verifiers.rows import PerObject, decoded
-
-_PARAGRAPHS = re.compile(r"\n\s*\n")
 
 
 def recommend_categories(step: dict[str, Any]) -> set[str]:
@@ -160,98 +158,6 @@ def _sub_verdict(env: str) -> Callable[[TaskRow, EpisodeState], Verdict]:
     return load_entry_point(f"{module}:verdict")
 
 
-#: A paragraph that is only a heading: a Markdown heading, a bold line, or a short line ending
-#: in a colon ("### Request 1", "**Order status**", "Your return:"). A bold heading may repeat
-#: the request in full ("**The personal growth book I looked at this morning and …**").
-_HEADING = re.compile(r"(?:#{1,6}\s+[^\n]*|\*\*[^\n*]{1,300}\*\*:?|[^\n.!?]{1,60}:)")
-#: Words of a courtesy line (a greeting before the answers, an offer of help or a sign-off
-#: after them).
-_COURTESY = re.compile(
-    r"\b(?:hi|hello|hey|dear|thanks|thank you|let me know|anything else|happy to help"
-    r"|glad to help|hope (?:this|that|it) helps|feel free|happy shopping"
-    r"|have a (?:great|good|nice|lovely|wonderful) day|here(?: is|'s) (?:everything|a summary"
-    r"|an update|where)|sure|of course|certainly|absolutely|great news|good news|all done"
-    r"|all set|cheers|regards|sincerely|best wishes|all the best|best(?=,\s*\n)|enjoy|hesitate"
-    r"|reach out"
-    r"|taken care of|handled|sorted|results of your)\b",
-    re.IGNORECASE,
-)
-#: Most words a courtesy line has (an answer with a greeting in it is longer).
-COURTESY_WORDS = 20
-#: A number a courtesy line may hold ("your 3 requests"): one or two digits standing alone,
-#: not part of an amount, a date, a time or an id.
-_COUNTING = re.compile(r"(?<![\d$%/:.,#-])\d{1,2}(?![\d%/:.,-]?\d)(?!\s*%)")
-#: A Markdown list line ("- …", "* …", "• …", "1. …", "2) …"); group 1 is a bullet's mark.
-_LIST_LINE = re.compile(r"\s*(?:([-*•])|\d{1,2}[.)])\s+\S")
-
-
-def _heading(paragraph: str) -> bool:
-    return _HEADING.fullmatch(paragraph.strip()) is not None
-
-
-def _courtesy(paragraph: str) -> bool:
-    """A short greeting or closing line with no figure in it: it answers no request.
-
-    A count of one or two digits standing alone ("here are the results of your 3 requests")
-    is no figure; an amount, a date or an id is.
-    """
-    return (
-        len(paragraph.split()) <= COURTESY_WORDS
-        and not any(c.isdigit() for c in _COUNTING.sub("", paragraph))
-        and _COURTESY.search(paragraph) is not None
-    )
-
-
-def _list_mark(paragraph: str) -> str | None:
-    """The kind of list a paragraph opens with (a bullet's mark, or "1" for numbers), or None."""
-    m = _LIST_LINE.match(paragraph)
-    return None if m is None else m.group(1) or "1"
-
-
-@lru_cache(maxsize=4096)
-def texts(final: str | None, n: int) -> tuple[str | None, ...]:
-    """Each step's text: its own paragraph when there is one per step, else the whole message.
-
-    Grading a step on its own paragraph keeps another step's numbers or dates from
-    contradicting it; the whole-message fallback is never easier (more text, more conflicts).
-    Before counting, a heading-only paragraph joins the paragraph it heads, a list that a
-    paragraph introduces with a colon joins it even across blank lines ("Here are your
-    picks:", a blank line, "- …", a blank line, "- …": items of the same kind of mark), and
-    courtesy lines before the first answer or after the last
-    (:func:`_courtesy`) are set aside while there are more paragraphs than steps: an honest
-    answer wrapped in "Hi!" and "Best regards" is still one paragraph per request. This is one
-    deterministic reading of the text, never a choice among readings, so it grants a hedge
-    nothing the plain layout would not. Remembered: a pure function of the final message,
-    which replays repeat.
-    """
-    parts = [p for p in _PARAGRAPHS.split(final or "") if p.strip()]
-    if len(parts) != n:
-        parts = _without_wrapping(parts, n)
-    return tuple(parts) if len(parts) == n else (final,) * n
-
-
-def _without_wrapping(parts: list[str], n: int) -> list[str]:
-    """``parts`` with headings and introduced lists joined and outer courtesy lines set aside."""
-    joined: list[str] = []
-    listing = None  # the mark of a list a colon introduced, while its items go on
-    for i, part in enumerate(parts):
-        mark = _list_mark(part)
-        if joined and _heading(parts[i - 1]) and joined[-1] is parts[i - 1]:
-            joined[-1] = f"{joined[-1]}\n{part}"
-            listing = mark  # a heading's list ("Your set:", a blank line, "- …") goes on
-        elif joined and mark and (mark == listing or joined[-1].rstrip().endswith(":")):
-            joined[-1] = f"{joined[-1]}\n{part}"
-            listing = mark
-        else:
-            joined.append(part)
-            listing = None
-    while len(joined) > n and _courtesy(joined[-1]):
-        joined.pop()
-    while len(joined) > n and _courtesy(joined[0]):
-        joined.pop(0)
-    return joined
-
-
 class _Step(NamedTuple):
     """How one step of a journey row is graded."""
 
@@ -267,6 +173,7 @@ class _Plan(NamedTuple):
 
     steps_of: dict[Any, tuple[int, ...]]  # leaf category → recommend-steps (see _owned)
     steps: tuple[_Step, ...]
+    kinds: tuple[str, ...]  # the steps' environments, in order (how texts reads the answer)
     owners: BoundedCache  # a list (ids, fact records) → its owning step (see _owned)
 
 
@@ -290,6 +197,7 @@ def _make_plan(task: TaskRow) -> _Plan:
             )
             for i, step in enumerate(steps)
         ),
+        tuple(step["env"] for step in steps),
         BoundedCache(_OWNERS_LIMIT),
     )
 
@@ -334,7 +242,7 @@ def _step_views(state: EpisodeState, plan: _Plan) -> Iterator[EpisodeState]:
     """
     n = len(plan.steps)
     base = state.extra
-    per_step = texts(state.final_text, n)
+    per_step = texts(state.final_text, plan.kinds)
     owned = _owned(plan.steps_of, base.get("recommendation_lists", []), plan.owners)
     extra = dict(base)
     view = _replace(state, extra=extra)

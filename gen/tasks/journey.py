@@ -379,6 +379,14 @@ Version history:
           possible, as status 2.9 does.
     3.3 — a policy step's wrong number costs r_task −1, as policy 2.8's does (it cost −0.5).
           Every task id changes with the version.
+    3.4 — the final message's parts are read in more of the layouts honest answers take
+          (``verifiers.layout``): a line before or after the answers that answers nothing
+          ("Here's what I found.", "Take care!", a sign-off of up to 40 words) is set aside
+          as courtesy lines were, and answers numbered on single lines are one part each.
+          Either had voided the layout, so every step was graded on the whole message and a
+          policy or status step read another step's prices: 211 of 520 oracle journeys (5k,
+          d = 0–12) failed with "Take care!" added, 17 of 180 numbered on single lines;
+          none now. Every task id changes with the version.
 """
 
 from __future__ import annotations

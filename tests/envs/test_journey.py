@@ -26,7 +26,8 @@ from shopgen.schemas.envs import ENV_NAMES
 from shopgen.schemas.errors import ConfigError
 from shopgen.taskgen import TaskFactory
 from shopgen.testing import DEGENERATE, run_policy, scored_with_final
-from shopgen.verifiers.journey import owned_lists, texts, verify
+from shopgen.verifiers.journey import owned_lists, verify
+from shopgen.verifiers.layout import texts
 from shopgen.verifiers.replay import play
 
 LEVELS = range(13)
@@ -45,6 +46,10 @@ def played(shop_env, rows):
 
 def _steps(row):
     return row.decoded("goal")["steps"]
+
+
+def _kinds(row):
+    return tuple(step["env"] for step in _steps(row))
 
 
 def test_bad_level_is_rejected(factory):
@@ -102,9 +107,7 @@ def test_the_agent_is_told_the_answer_layout_the_oracle_is_graded_by(rows):
     for row in rows:
         assert "one paragraph per request" in row.messages[0].content
         final = json.loads(row.oracle)[-1]["content"]
-        assert (
-            texts(final, len(_steps(row))) != (final,) * len(_steps(row)) or len(_steps(row)) == 1
-        )
+        assert texts(final, _kinds(row)) != (final,) * len(_steps(row)) or len(_steps(row)) == 1
 
 
 #: What an honest agent wraps its one-paragraph-per-request answer in: a greeting, a closing
@@ -120,6 +123,15 @@ _WRAPPINGS = {
     "sign-off": lambda ps: [*ps, "Best regards,\nYour Shopping Assistant"],
     "cheers": lambda ps: ["Sure! Here's where everything stands.", *ps, "Cheers!"],
     "counted": lambda ps: [f"Here are the results of your {len(ps)} requests.", *ps, "All done!"],
+    # Lines that answer nothing and hold no courtesy word (a wrapping audit: each made 211 of
+    # 520 oracle journeys fail once their discovery steps listed prices).
+    "found": lambda ps: ["Here's what I found.", *ps],
+    "take care": lambda ps: [*ps, "Take care!"],
+    "long sign-off": lambda ps: [
+        *ps,
+        "If you have any other questions about your orders, returns or our store policies, "
+        "please don't hesitate to reach out at any time, I'm always happy to help you!",
+    ],
     "long headings": lambda ps: [
         x for i, p in enumerate(ps) for x in (f"**Request {i + 1}: {'what you asked ' * 8}**", p)
     ],
@@ -134,8 +146,9 @@ def test_courtesy_lines_and_headings_are_not_paragraphs_of_a_request():
     a 35-journey sample failed on a closing "Let me know if…" line alone.
     """
     answers = ["Your order was delivered on 2026-01-30.", "Our policy gives 20% in your case."]
+    kinds = ("status", "policy")
     for name, wrap in _WRAPPINGS.items():
-        got = texts("\n\n".join(wrap(answers)), 2)
+        got = texts("\n\n".join(wrap(answers)), kinds)
         assert len(got) == 2, name
         assert answers[0] in got[0], name
         assert answers[1] not in got[0], name
@@ -143,17 +156,17 @@ def test_courtesy_lines_and_headings_are_not_paragraphs_of_a_request():
         assert answers[0] not in got[1], name
     # A paragraph that says something is no courtesy line: the count differs, whole message.
     extra = "\n\n".join([*answers, "It may also have been cancelled on 2026-02-02."])
-    assert texts(extra, 2) == (extra, extra)
+    assert texts(extra, kinds) == (extra, extra)
     # A list a paragraph introduces with a colon is that paragraph's, across blank lines.
     listed = "Your set:\n\n- a lamp ($12.99)\n\n- a desk ($80.00)\nTotal: $92.99."
-    got = texts("\n\n".join([answers[0], listed, answers[1]]), 3)
+    got = texts("\n\n".join([answers[0], listed, answers[1]]), ("status", "bundle", "policy"))
     assert got[1] == listed.replace("\n\n", "\n")
     # Numbered answers are no list of one paragraph's.
     numbered = [f"{i + 1}. {a}" for i, a in enumerate(answers)]
-    assert texts("\n\n".join(numbered), 2) == tuple(numbered)
+    assert texts("\n\n".join(numbered), kinds) == tuple(numbered)
     # Only around the answers: a courtesy line between two answers is a request's paragraph.
     middle = "\n\n".join([answers[0], "Let me know if that helps.", answers[1]])
-    assert texts(middle, 2) == (middle, middle)
+    assert texts(middle, kinds) == (middle, middle)
 
 
 def test_an_honest_answer_with_courtesy_lines_is_graded_as_the_oracle(shop_env, rows):
@@ -161,7 +174,7 @@ def test_an_honest_answer_with_courtesy_lines_is_graded_as_the_oracle(shop_env, 
     for row in rows[6::2]:
         n = len(_steps(row))
         final = json.loads(row.oracle)[-1]["content"]
-        paragraphs = list(texts(final, n))
+        paragraphs = list(texts(final, _kinds(row)))
         if n < 2 or paragraphs == [final] * n:
             continue
         for name, wrap in _WRAPPINGS.items():
@@ -296,7 +309,7 @@ def _broken(row, state, i):
     steps = _steps(row)
     env = steps[i]["env"]
     out = dataclasses.replace(state, extra=dict(state.extra), cart=dict(state.cart))
-    paragraphs = texts(state.final_text, len(steps))
+    paragraphs = texts(state.final_text, tuple(s["env"] for s in steps))
     if env in ("discovery", "substitution", "bundle"):
         mine = owned_lists(steps, state.extra["recommendation_lists"])[i]
         out.extra["recommendation_lists"] = [

@@ -204,10 +204,10 @@ def _reference_journey_steps(row, state):
     """Each step graded the way journey did before verdicts: one composed Score per step."""
     from shopgen.env.verifier import get_verifier as verifier_of
     from shopgen.gen.tasks.journey import sub_task
-    from shopgen.verifiers import journey
+    from shopgen.verifiers import journey, layout
 
     steps = decoded(row, "goal")["steps"]
-    per_step = journey.texts(state.final_text, len(steps))
+    per_step = layout.texts(state.final_text, tuple(s["env"] for s in steps))
     owned = journey.owned_lists(steps, state.extra.get("recommendation_lists", []))
     out = []
     for i, step in enumerate(steps):
@@ -244,7 +244,7 @@ def test_journey_steps_weighed_as_their_own_scores(shop, factory, policy):
 def test_journey_reused_views_equal_step_state(shop, factory, policy):
     import dataclasses
 
-    from shopgen.verifiers import journey
+    from shopgen.verifiers import journey, layout
 
     fields = [f.name for f in dataclasses.fields(journey.EpisodeState)]
     for d in (0, 6, 12):
@@ -254,7 +254,7 @@ def test_journey_reused_views_equal_step_state(shop, factory, policy):
             state = shop.state
             plan = journey._plan(row)
             steps = decoded(row, "goal")["steps"]
-            per_step = journey.texts(state.final_text, len(steps))
+            per_step = layout.texts(state.final_text, tuple(s["env"] for s in steps))
             owned = journey.owned_lists(steps, state.extra.get("recommendation_lists", []))
             for i, view in enumerate(journey._step_views(state, plan)):
                 listed = owned.get(i, {}) if plan.steps[i].recommends else None
@@ -357,7 +357,7 @@ def test_steps_outside_question_envs_never_read_the_questions(shop, factory, pol
     """journey gives only QUESTION_ENVS steps their own questions: the others' verdicts must not
     depend on them (no questions, or every slot answered, grade alike)."""
     from shopgen.gen.tasks.journey import sub_task
-    from shopgen.verifiers import journey
+    from shopgen.verifiers import journey, layout
 
     seen = set()
     for d in (0, 6, 12):
@@ -365,7 +365,7 @@ def test_steps_outside_question_envs_never_read_the_questions(shop, factory, pol
             row = factory.make("journey", d, k).row
             play_policy(shop, row, policy)
             state = shop.state
-            texts = journey.texts(state.final_text, len(journey._plan(row).steps))
+            texts = layout.texts(state.final_text, journey._plan(row).kinds)
             for i, step in enumerate(decoded(row, "goal")["steps"]):
                 if step["env"] in journey.QUESTION_ENVS:
                     continue

@@ -1,0 +1,92 @@
+"""How a journey's final message is cut into one answer per step (verifiers.layout)."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from shopgen.verifiers.layout import texts
+
+STATUS = "Your order 123-4567 was delivered on 2026-01-30."
+POLICY = "Our policy gives 20% in your case."
+CART = "Your cart is ready: 2 x Acme Lamp, $12.99 each."
+KINDS = ("status", "policy")
+
+
+def test_one_paragraph_per_step_is_read_as_it_is():
+    assert texts(f"{STATUS}\n\n{POLICY}", KINDS) == (STATUS, POLICY)
+
+
+def test_lines_that_answer_nothing_are_set_aside_around_the_answers():
+    for before, after in [
+        ("Here's what I found.", "Take care!"),
+        ("Great, I've looked into everything for you.", "Anything else I can do?"),
+        ("", "Please don't hesitate to reach out about your orders or returns any time at all."),
+    ]:
+        final = "\n\n".join(p for p in (before, STATUS, POLICY, after) if p)
+        assert texts(final, KINDS) == (STATUS, POLICY), (before, after)
+
+
+def test_a_line_that_says_something_is_never_set_aside():
+    """A yes or no, a status, a zero said in words or a figure answers: whole message."""
+    for said in [
+        "Yes, you can.",
+        "It has shipped.",
+        "Return shipping is free.",
+        "That item is not eligible for a return.",
+        "It should arrive on 2026-02-02.",
+        "Our policy gives 6 business days in your case.",
+        "You have thirty days. Let me know if you need more help.",
+    ]:
+        final = f"{STATUS}\n\n{POLICY}\n\n{said}"
+        assert texts(final, KINDS) == (final, final), said
+
+
+def test_which_line_is_set_aside_follows_the_steps_kinds():
+    """One line too many at either end: the reading whose parts answer their steps is kept."""
+    found, listed = "Here's what I found.", "I've recommended the tent that fits."
+    final = "\n\n".join([found, "Yes, you can return it.", listed])
+    assert texts(final, ("policy", "discovery")) == ("Yes, you can return it.", listed)
+    final = "\n\n".join([found, STATUS, listed])
+    assert texts(final, ("status", "discovery")) == (STATUS, listed)
+    # With nothing to tell them apart, the earliest parts are kept.
+    assert texts(f"{found}\n\n{CART}\n\n{listed}", ("cart", "discovery")) == (found, CART)
+
+
+def test_numbered_answers_on_single_lines_are_one_part_each():
+    numbered = [f"{i}. {a}" for i, a in enumerate((STATUS, CART, POLICY), 1)]
+    kinds = ("status", "cart", "policy")
+    assert texts("\n".join(numbered), kinds) == tuple(numbered)
+    intro = "Here is where everything stands:\n" + "\n".join(numbered)
+    assert texts(intro, kinds) == tuple(numbered)
+    # A list of another kind inside an item stays with it.
+    bundle = "1. Your office set:\n- a lamp: $12.99\n- a desk: $80.00\nTotal: $92.99."
+    assert texts(f"{bundle}\n2. {POLICY}", ("bundle", "policy")) == (bundle, f"2. {POLICY}")
+    # A wrapped line stays with its item.
+    wrapped = "\n".join([numbered[0], "It was left at the front door.", *numbered[1:]])
+    assert texts(wrapped, kinds)[0] == f"{numbered[0]}\nIt was left at the front door."
+
+
+def test_a_list_inside_one_answer_is_not_cut_when_the_paragraphs_fit():
+    listed = "Here are 2 lamps, best first:\n1. Acme Lamp: $12.99\n2. Brio Lamp: $14.99"
+    assert texts(f"{listed}\n\n{POLICY}", ("discovery", "policy")) == (listed, POLICY)
+
+
+@given(
+    before=st.lists(st.sampled_from(["Hi!", "Here's what I found.", "Sure!"]), max_size=2),
+    after=st.lists(st.sampled_from(["Take care!", "Let me know if you need more."]), max_size=2),
+)
+def test_any_wrapping_of_answer_lines_keeps_each_answer_with_its_step(before, after):
+    final = "\n\n".join([*before, STATUS, POLICY, *after])
+    assert texts(final, KINDS) == (STATUS, POLICY)
+
+
+@given(st.text(max_size=300), st.lists(st.sampled_from(["status", "policy", "cart"]), min_size=1))
+def test_every_step_gets_a_part_of_the_message_or_the_whole_of_it(final, kinds):
+    got = texts(final, tuple(kinds))
+    assert len(got) == len(kinds)
+    whole = got == (final,) * len(kinds)
+    lines = re.sub(r"\n\s*\n", "\n", final)
+    assert whole or all(part.strip() and part.strip() in lines for part in got)
