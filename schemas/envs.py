@@ -107,7 +107,7 @@ ENVS: tuple[EnvSpec, ...] = (
     _spec("status", "2.9", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
-        "2.8",
+        "2.9",
         "answer a store-policy question decided by B_branch clauses",
         *_COMMON,
         "B_branch",

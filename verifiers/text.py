@@ -753,7 +753,7 @@ _INTERJECTION = (
 _LIST_MARKER = r"(?:^|\n|[.!?:;]\s)\W*(?:\(?(?:\d{1,2}|[a-h])\)|\d{1,2}\s*[-\u2013\u2014])"
 _YES_NO = re.compile(
     rf"(?:{_LIST_MARKER}|^|[.!?:;\n]\s*|\banswer is\s+|\bor\s+"
-    rf"|\b{_INTERJECTION}\W+(?:but\s+)?)\W*(yes|no|nope)\b"
+    rf"|\b{_INTERJECTION}\W+(?:but\s+)?)\W*(yes|yeah|yep|yup|no|nope)\b"
     r"(?![\s-]+(?:problem|worries|worry)\b)"
     # "No" before a word opens a sentence about something ("No receipt is needed", "No
     # doubt"), unless the word begins the answer's reason ("No, you can't", "No it isn't")
@@ -763,6 +763,7 @@ _YES_NO = re.compile(
     r"|otherwise)\b)\w)",
     re.I,
 )
+_YES_WORDS = frozenset({"yes", "yeah", "yep", "yup"})
 #: Sentence openers that say yes or no without the word ("Absolutely, …", "I'm afraid not").
 _YES_NO_WORDS = re.compile(
     r"(?:^|[.!?:;\n]\s*)\W*(absolutely|certainly|definitely|of course|sure)\b"
@@ -949,9 +950,16 @@ ZERO_WORDS: dict[str, re.Pattern[str]] = {
         r"|\bno matter (?:how much|what|the)\b|\bof any (?:amount|size|value|total)\b",
         re.I,
     ),
-    "discount": re.compile(r"\bno (?:\w+ )?discount\b|\bnot (?:eligible|qualify) for a", re.I),
+    "discount": re.compile(
+        r"\bno (?:\w+ )?discount\b|(?:\bnot|n't) (?:be )?(?:eligible|qualify) for (?:a|any)\b"
+        r"|\bdiscount (?:doesn't|does not|won't|will not) apply\b"
+        r"|\b(?:doesn't|does not|don't|do not|won't|will not) (?:get|receive) (?:a|any) "
+        r"(?:\w+ )?discount\b",
+        re.I,
+    ),
     "warranty": re.compile(
         r"\bno (?:\w+ )?warranty\b|(?:\bnot|n't) covered by (?:a|any)\b"
+        r"|\bwarranty (?:doesn't|does not|won't|will not) (?:apply|cover)\b"
         r"|\b(?:doesn't|does not|don't|do not|won't|will not) (?:come with|include|have|carry)"
         r" (?:a|an|any) (?:\w+ )?warranty\b",
         re.I,
@@ -984,7 +992,7 @@ _NOT = (
 #: What is done to the thing asked about, said in the passive ("it can't be returned"): only
 #: these, since "you won't be charged" or "it won't be delayed" beside a yes is no "no".
 _DONE = (
-    r"(?:returned|exchanged|refunded|accepted|done|matched|price-matched|shipped|used|applied"
+    r"(?:returned|exchanged|refunded|accepted|done|matched|price-matched|adjusted|shipped|used|applied"
     r"|combined|redeemed|honou?red|granted|approved)"
 )
 #: A no said as what the customer cannot do ("you can't return it", "that isn't available",
@@ -995,6 +1003,9 @@ _SAID_NO = re.compile(
     r"|\b(?:can't|cannot|can not)\b(?=\s*(?:[.!,;)]|$))"
     rf"|\b{_NOT}\s+be\s+{_DONE}\b"
     r"|\bnon-(?:returnable|refundable)\b|\b(?:not|isn't|aren't) an option\b"
+    # "that's not something we can offer": the "we can offer" in it is no yes.
+    rf"|\b(?:not|isn't|aren't) (?:something|anything|one)\s+(?:that\s+)?(?:we|you)\s+"
+    rf"(?:can|could|are able to)\s+(?:\w+[\s-]+)??{_ALLOW}\b"
 )
 #: A yes said as what the customer can do ("you can return it", "it's available to you"), or
 #: as the order or item qualifying ("your order qualifies").
@@ -1002,6 +1013,9 @@ _SAID_YES = re.compile(
     rf"\b(?:you|we)\s+(?:can|may|are able to|will be able to)\s+(?:\w+[\s-]+)??{_ALLOW}\b"
     rf"|\b(?:is|are)\s+(?:(?!not\b|never\b)\w+\s+)??{_STATE}\b"
     r"|\b(?:you|it|order|item|purchase|this|that)\s+(?:\w+\s+)??qualif(?:y|ies)\b"
+    # What is done to the thing asked about, in the passive ("it can be returned").
+    rf"|\b(?:it|they|this|that|item|items|order|purchase|price)\s+(?:can|may)\s+"
+    rf"(?:still\s+|also\s+)?be\s+{_DONE}\b"
 )
 
 
@@ -1014,7 +1028,7 @@ def yes_no_stated(text: str) -> set[bool]:
     and saying both is no answer.
     """
     low = re.sub(r"\b(it|that|this|there)'s\b", r"\1 is", plain(text)).replace("'re ", " are ")
-    said = {m.lower() == "yes" for m in _YES_NO.findall(low)}
+    said = {m.lower() in _YES_WORDS for m in _YES_NO.findall(low)}
     stated = bool(said)
     for yes, _no in _YES_NO_WORDS.findall(low):
         # Beside a stated answer, "Sure!" or "Of course!" is courtesy ("Sure! Unfortunately,

@@ -233,6 +233,12 @@ Version history:
           topic's guess pays only where its commonest answer is right in more than ~46% of
           tasks (none in the long run: the commonest share seen on 24+ tasks is a 50% sample
           of three tier-decided values).
+    2.9 — the answer is read in more honest wordings (an honest-agent audit):
+          "Sorry, but that's not something we can offer" was read as a yes (its "we can
+          offer"; 25 of 25 such no-answers failed), "It can be returned" and "the price can
+          be adjusted" as nothing (23 of 23 yes-answers failed), "Yep"/"Yeah" as nothing; a
+          zero said as "isn't eligible for a bulk discount", "the discount doesn't apply" or
+          "the warranty doesn't apply" was not read. Every task id changes with the version.
 """
 
 from __future__ import annotations

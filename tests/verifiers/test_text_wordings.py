@@ -172,6 +172,13 @@ def test_a_yes_and_a_conditional_no_are_both_answers():
         ("You can return it, and you won't be charged a restocking fee.", True),
         ("Your order qualifies for free shipping and will not be delayed.", True),
         ("We can price-match it and you will not be billed twice.", True),
+        # An honest-agent audit: each was read the other way, or not at all.
+        ("Sorry, but that's not something we can offer in your case.", False),
+        ("I'm afraid that isn't something you can use for this order.", False),
+        ("It can be returned under our policy.", True),
+        ("Good news: the price can be adjusted in your case.", True),
+        ("Yep, that works in your case.", True),
+        ("Yeah, you can.", True),
     ],
 )
 def test_yes_and_no_in_other_words(text, said):
@@ -251,6 +258,10 @@ def test_the_window_rule_without_elapsed_days_is_context():
         ("Returns are free for orders of any amount.", "threshold"),
         ("This item doesn't come with a warranty.", "warranty"),
         ("The item isn't covered by any warranty.", "warranty"),
+        ("Your order isn't eligible for a bulk discount.", "discount"),
+        ("You don't qualify for any discount on this order.", "discount"),
+        ("The bulk discount doesn't apply to your order.", "discount"),
+        ("Our store warranty doesn't apply to this item.", "warranty"),
     ],
 )
 def test_zero_in_words(text, kind):
