@@ -64,7 +64,7 @@ _COMMON = ("T_max", "B_tool", "p_missing", "p_noise")
 ENVS: tuple[EnvSpec, ...] = (
     _spec(
         "discovery",
-        "1.11",
+        "1.12",
         "find products meeting m constraints and recommend k of them",
         *_COMMON,
         "m",
@@ -76,7 +76,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "substitution",
-        "1.10",
+        "1.11",
         "recommend compatible substitutes for an out-of-stock product",
         *_COMMON,
         "m",
@@ -88,7 +88,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "cart",
-        "1.8",
+        "1.9",
         "build the exact cart the customer asks for",
         *_COMMON,
         "top_k",
@@ -114,7 +114,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "bundle",
-        "1.8",
+        "1.9",
         "recommend one product per category of a project within budget",
         *_COMMON,
         "top_k",

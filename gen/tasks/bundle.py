@@ -115,6 +115,10 @@ Version history:
           (``verifiers.reward.as_asked``). A guessed set recommended first and the list asked
           for in the same turn or after was correct on 43 of 295 withheld tasks (5k products,
           d = 0–12); now none.
+    1.9 — "need" alone no longer asks for the must-haves: "When do you need it by?" and "Do
+          you need it gift-wrapped?" got the project's list (130 of 130 tasks, 5k, d = 0–12);
+          "What do you need?", "What else do you need?" and "Which items do you need?" still
+          do. Replies only; every task id changes with the version.
 """
 
 from __future__ import annotations

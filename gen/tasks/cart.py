@@ -171,6 +171,10 @@ Version history:
           Also, a left-out detail counts as asked only when heard before its item's cart
           line last changed (``extra["cart_turns"]``, as bundle 1.8 orders its answers): a
           line guessed and asked about after was graded as asked.
+    1.9 — asked about an item a change of mind replaced ("How many copy paper packs?" after
+          "brush heads instead of the copy paper"), the customer names the item that replaced
+          it ("4 for the brush heads"): "the quantity is 4" read as the old item's on 23 of 23
+          swaps (5k, d = 4–12). Replies only; every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -242,6 +242,12 @@ Version history:
           all eight environments (d = 4–12, 5k products) and 3 of 171 bundle changes of mind
           said a "no" the customer never meant. The same holds for every environment's
           messages and replies.
+    1.12 — a customer holding no brand or delivery limit answers "Which brand do you want?"
+          and "How soon do you need it delivered?" with their priorities, which name their
+          favourite brands and how much speed matters: of 130 tasks (5k, d = 0–12) 123 and 52
+          got "I'm not sure"; none now. A held limit is still the answer alone
+          (``env.user.WEAK_WORDS["preference"]``). Replies only; every task id changes with
+          the version.
 """
 
 from __future__ import annotations

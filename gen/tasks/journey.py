@@ -386,7 +386,8 @@ Version history:
           Either had voided the layout, so every step was graded on the whole message and a
           policy or status step read another step's prices: 211 of 520 oracle journeys (5k,
           d = 0–12) failed with "Take care!" added, 17 of 180 numbered on single lines;
-          none now. Also, its policy steps read the answer as policy 2.9 does.
+          none now. Also, its policy steps read the answer as policy 2.9 does, and its
+          customer answers as discovery 1.12, cart 1.9, bundle 1.9 and policy 2.9 tell.
           Every task id changes with the version.
 """
 

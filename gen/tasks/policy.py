@@ -239,6 +239,8 @@ Version history:
           be adjusted" as nothing (23 of 23 yes-answers failed), "Yep"/"Yeah" as nothing; a
           zero said as "isn't eligible for a bulk discount", "the discount doesn't apply" or
           "the warranty doesn't apply" was not read. Every task id changes with the version.
+          Also, "Which state is it shipping to?" asks the delivery state alone: a customer
+          holding an item's condition answered it with that (48 of 48 such tasks, 5k).
 """
 
 from __future__ import annotations

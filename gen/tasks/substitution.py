@@ -197,6 +197,11 @@ Version history:
           (at d = 0–1 the oracle uses every turn). Every task id changes with the version.
           Also, what must be asked counts only when heard before the list recommended, as
           discovery 1.11 tells.
+    1.11 — as discovery 1.12: "Which brand do you want?" and "How soon do you need it
+          delivered?" get the priorities where no limit is held (130 and 74 of 130 tasks got
+          "I'm not sure"; none now)
+          (``env.user.WEAK_WORDS["preference"]``). Replies only; every task id changes with
+          the version.
 """
 
 from __future__ import annotations

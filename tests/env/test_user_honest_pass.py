@@ -4,7 +4,7 @@ import pytest
 
 from shopgen.env.user import SimulatedUser, compile_script, match_slots
 from shopgen.gen.tasks.constraints import PRIORITY_WORDS
-from shopgen.schemas.task import ScriptSlot, UserScript
+from shopgen.schemas.task import ScriptSlot, ScriptSwitch, UserScript
 
 
 def _slot(name, value, kind="text", label="item", omitted=False, keywords=()):
@@ -117,3 +117,65 @@ def test_listing_everything_in_a_journey_names_every_request():
     ]
     got = set(_asked(slots, "Can you list everything again?"))
     assert {"steps.0.goal", "steps.1.goal", "steps.2.goal"} <= got
+
+
+# -- a customer audit: questions answered with the wrong fact or with nothing ---------------------
+
+
+@pytest.mark.parametrize(
+    "question", ["Which brand do you want?", "How soon do you need it delivered?"]
+)
+def test_brand_and_speed_questions_get_the_priorities_when_no_limit_is_held(question):
+    """With no brand or delivery limit, the favourite brands and the weight of speed are the
+    answer; "I'm not sure" hid them (123 and 48 of 130 discovery tasks)."""
+    assert _asked(DISCOVERY, question) == ["priority"]
+    # A held limit is the answer, the priorities are not added to it.
+    slots = [*DISCOVERY, _slot("brand", "Jackson", "text", "brand")]
+    assert _asked(slots, "Which brand do you want?") == ["brand"]
+
+
+def test_the_delivery_state_is_not_the_items_condition():
+    """ "State" alone asks where it ships: the item's condition answered it (48 of 48)."""
+    condition = _slot("condition", "opened", "choice", "item condition", keywords=["condition"])
+    state = _slot("state", "NY", "choice", "delivery state", keywords=["state", "ship to"])
+    assert _asked([condition], "Which state is it shipping to?") == []
+    assert _asked([condition], "What state is the item in?") == ["condition"]
+    assert _asked([state], "Which state is it shipping to?") == ["state"]
+
+
+@pytest.mark.parametrize(
+    ("question", "must"),
+    [
+        ("When do you need it by?", False),
+        ("Do you need it gift-wrapped?", False),
+        ("What do you need?", True),
+        ("What else do you need?", True),
+        ("Which items do you need for the project?", True),
+    ],
+)
+def test_a_projects_must_haves_answer_what_is_needed_not_whether_or_when(question, must):
+    slots = [
+        _slot("project", "home office", label="project"),
+        _slot("must.0", "desk lamp", label="must-have"),
+    ]
+    assert ("must.0" in _asked(slots, question)) is must
+
+
+def test_a_quantity_asked_of_a_swapped_item_names_the_item_that_replaced_it():
+    """After "brush heads instead of the paper", "How many of the paper?" got "the quantity
+    is 4", which an agent could add as 4 packs of paper."""
+    slots = [
+        _slot("items.0.desc", "copy paper"),
+        _slot("items.0.qty", 4, "quantity", "quantity"),
+        _slot("items.1.desc", "desk lamp"),
+        _slot("items.1.qty", 1, "quantity", "quantity"),
+    ]
+    switch = ScriptSwitch(kind="swap_item", turn=1, changes=[("items.0.desc", "brush heads")])
+    text = UserScript(style="terse", slots=slots, switch=switch).model_dump_json()
+    user = SimulatedUser(compile_script(text), "cart", 0, "t")
+    assert "brush heads instead of the copy paper" in user.reply("Anything else?", 1)["reply"]
+    assert (
+        "4 for the brush heads" in user.reply("How many copy paper packs do you want?", 2)["reply"]
+    )
+    # An item no change of mind touched is answered as before.
+    assert "for the" not in user.reply("How many desk lamps do you want?", 3)["reply"]
