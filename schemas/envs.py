@@ -98,13 +98,13 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "returns",
-        "2.11",
+        "2.12",
         "return or exchange the right order line under the store policy",
         *_COMMON,
         "H_orders",
         "p_switch",
     ),
-    _spec("status", "2.9", "tell the customer where an order is", *_COMMON, "H_orders"),
+    _spec("status", "2.10", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
         "2.9",

@@ -182,7 +182,10 @@ def _month_day(first: int, second: int) -> tuple[int, int]:
 
 #: What may stand between the dates of a bare list ("Feb 14, Feb 15 and Feb 20", "2026-02-14 /
 #: 2026-02-15", one per bullet): separators and a joining word, no label saying what a date is.
-_LIST_GAP = re.compile(r"[\s,;/|&()\[\]*•·\-–—]*(?:(?:and|or|then)\b[\s,;/|&()\[\]*•·\-–—]*)?")
+_LIST_GAP = re.compile(
+    r"[\s,;/|&()\[\]*•·\-–—]*(?:(?:and|or|then)\b(?:\s+(?:maybe|possibly|perhaps|probably"
+    r"|potentially|else|even))?(?:\s+(?:on|by|around))?[\s,;/|&()\[\]*•·\-–—]*)?"
+)
 
 
 def date_listed(text: str, day: date, *, year: int, today: date | None = None) -> bool:
@@ -191,15 +194,13 @@ def date_listed(text: str, day: date, *, year: int, today: date | None = None) -
     "Dates: 2026-02-14, 2026-02-15, 2026-02-20" names an order's placed, shipped and expected
     days without saying which is which; each is one of the order's own dates (allowed by
     :func:`date_stated_alone`), so the list states the expected one only for a reader who
-    already knows it. Dates apart by a word ("placed on Feb 14, expected Feb 20") or in
+    already knows it; so does an alternative ("today or March 10", "February 11, or maybe
+    February 20"). Dates apart by a word ("placed on Feb 14, expected Feb 20") or in
     sentences of their own are labelled by that text, and the same date written twice
     ("2026-02-20 (February 20)") is no list.
     """
-    spans = sorted(
-        (m.start(), m.end())
-        for pattern in (_ISO, _MONTH_DAY, _DAY_MONTH, _SLASH)
-        for m in pattern.finditer(text)
-    )
+    forms = (_ISO, _MONTH_DAY, _DAY_MONTH, _SLASH, *((_RELATIVE_WORD,) if today else ()))
+    spans = sorted((m.start(), m.end()) for pattern in forms for m in pattern.finditer(text))
     run: set[date] = set()
     end = -1
     for start, stop in spans:
@@ -228,6 +229,7 @@ def _valid(y: int, m: int, d: int) -> bool:
 #: Days that need no calendar: the answer's "today" is the episode's.
 _RELATIVE = {"today": 0, "tomorrow": 1, "yesterday": -1}
 _RELATIVE_RE = re.compile(r"\b(today|tomorrow|yesterday)\b")
+_RELATIVE_WORD = re.compile(_RELATIVE_RE.pattern, re.I)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 #: A weekday standing for a date ("arrives Friday", "last Tuesday"), not naming one's day
 #: ("Friday, March 6", "Fri 3/6", "Tuesday (Mar 17)": followed by a written date).
@@ -235,6 +237,10 @@ _WEEKDAY_RE = re.compile(
     rf"\b(?:(this|next|last|coming|past)\s+)?({'|'.join(_WEEKDAYS)})\b"
     rf"(?!,?\s+\(?(?:the\s+)?(?:\d|{_MONTH}))"
 )
+
+
+#: The end of a written date right before a weekday ("March 10 (Tuesday)", "3/10, Tue").
+_DATE_BEFORE = re.compile(r"\d(?:st|nd|rd|th)?\.?\s*[,(]?\s*$")
 
 
 #: A date's day-of-month partners in a range or alternative ("Mar 6–8", "March 7 or 8", "6–8
@@ -256,7 +262,8 @@ _DAY_NUMBER = re.compile(r"\d{1,2}")
 #: a day later", "give or take a couple of days", "± 2 days". The date's neighbours within the
 #: offset are stated with it.
 _OFFSET = re.compile(
-    r"\s*[,(—–-]?\s*(?:(?P<alt>or)\s+(?:the\s+)?(?:(?P<after>day after|next day|following day"
+    r"\s*[,(—–-]?\s*(?:(?P<alt>or)\s+(?:(?:maybe|possibly|perhaps|probably)\s+)?(?:the\s+)?"
+    r"(?:(?P<after>day after|next day|following day"
     r"|day later|a day later)|(?P<before>day before|previous day|day earlier|a day earlier))"
     r"|(?:give or take|plus or minus|±|\+/-|\+/−|more or less)\s*(?P<n>a|one|a day or two|two"
     r"|a couple(?: of)?|a few|few|\d+)(?:\s+(?:business\s+)?days?)?)",
@@ -415,9 +422,14 @@ def weekday_claims(text: str, today: date) -> list[frozenset[date]]:
     if "day" not in low:  # every weekday's name ends so: no scan for most answers
         return []
     claims = []
-    for which, name in _WEEKDAY_RE.findall(low):
-        ahead = (_WEEKDAYS.index(name) - today.weekday()) % 7 or 7
-        future, past = today + timedelta(days=ahead), today - timedelta(days=7 - ahead)
+    for m in _WEEKDAY_RE.finditer(low):
+        if _DATE_BEFORE.search(low, max(0, m.start() - 8), m.start()):
+            continue  # "March 10 (Tuesday)": the date's day, not a date of its own
+        which, name = m.groups()
+        index = _WEEKDAYS.index(name)
+        ahead = (index - today.weekday()) % 7 or 7
+        behind = (today.weekday() - index) % 7 or 7
+        future, past = today + timedelta(days=ahead), today - timedelta(days=behind)
         if which in ("last", "past"):
             claims.append(frozenset({past}))
         elif which:
@@ -439,10 +451,12 @@ _THEN_NOW = (
 def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
     """One status's words as one regex: after a lead ("is", "has been" …), after "status".
 
-    Or offered as an alternative ("… or delivered"): a hedge over statuses asserts them all.
+    Or offered as an alternative ("… or delivered", "in transit/delivered"): a hedge over
+    statuses asserts them all.
     Or right after the order as a bare past verb ("your order shipped", "order 356-… arrived":
     an order id may stand between), after "and" ("it shipped on March 1 and arrived on the
-    4th"), or opening a line (a bullet: "- Delivered: March 4"): these tell what happened, in
+    4th"), or opening a line (a bullet or an emoji: "- Delivered: March 4", "✅ Delivered"):
+    these tell what happened, in
     the past, and so does the present perfect "has been …" followed by "and" and a present
     clause ("has been placed and is being processed" tells the order's history, then its
     status; "has been placed and is not processed yet" tells its status). A lead may end in a colon ("is:
@@ -452,9 +466,9 @@ def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
     alts = "|".join(re.escape(w) for w in words)
     return re.compile(
         rf"(?P<past>\bha(?:s|ve)\s+(?:(?:already|now)\s+)?been\s+(?:{alts})\b{_THEN_NOW}"
-        rf"|(?:{_SUBJECT}{_ORDER_ID}|\band)\s+(?:{alts})\b|^[ \t>•·-]*(?:{alts})\b)"
+        rf"|(?:{_SUBJECT}{_ORDER_ID}|\band)\s+(?:{alts})\b|^[^\w\n]*(?:{alts})\b)"
         rf"|{_LEAD}:?(?:\s+\w+){{0,2}}?\s+(?:{alts})\b|\bstatus\b[^.]{{0,20}}\b(?:{alts})\b"
-        rf"|\bor\b(?:\s+\w+){{0,2}}?\s+(?:{alts})\b"
+        rf"|\bor\b(?:\s+\w+){{0,2}}?\s+(?:{alts})\b|(?<=\w)\s*/\s*(?:{alts})\b"
         rf"|\b(?:order|package|parcel|shipment){_ORDER_ID}\s*(?:[:|\u2013\u2014]|\s-)\s*(?:{alts})\b",
         re.M,
     )
@@ -466,7 +480,12 @@ _ASSERTIONS = {status: _assertion(tuple(words)) for status, words in _WORDS.item
 #: been", "hasn't been", "if it has shipped", "should have arrived"): nothing is asserted.
 _NEGATED = re.compile(
     r"\bnot\b|n't\b|\bnever\b|\byet to\b|\bif\b|\bonce\b|\bunless\b|\bshould\b|\bwould\b"
-    r"|\bcould\b|\bmight\b|\bwill\b"
+    r"|\bcould\b|\bmight\b|\bwill\b|\bbefore\b|\buntil\b|\bnothing\b"
+)
+#: A modal earlier in the clause of a status joined by "and" ("should be shipped and
+#: delivered by March 5"): the joined status is as unasserted as the first.
+_MODAL_CLAUSE = re.compile(
+    r"\b(?:should|would|could|might|may|will|expected to|going to|yet to)\b[^.;:!?\n]*$"
 )
 #: How many characters before an assertion a negation still negates it.
 _NEGATION_REACH = 12
@@ -501,7 +520,28 @@ def _status_text(text: str) -> str:
     low = plain(text)
     for pattern, repl in _NOT_STATUS:
         low = pattern.sub(repl, low)
-    return low
+    return _table_statuses(low) if "|" in low else low
+
+
+def _table_statuses(low: str) -> str:
+    """``low`` with each Markdown table cell under a "Status" heading led by "status".
+
+    "| 441-… | In Transit |" under "| Order | Status |" states the status as "status: in
+    transit" does; the cell alone has no lead word (83 of 260 table answers failed).
+    """
+    lines = low.split("\n")
+    column = None
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith("|"):
+            column = None
+            continue
+        cells = line.split("|")
+        if column is None:
+            column = next((j for j, c in enumerate(cells) if c.strip() == "status"), None)
+        elif column < len(cells) and not set(cells[column].strip()) <= set("-: "):
+            cells[column] = f" status {cells[column].strip()} "
+            lines[i] = "|".join(cells)
+    return "\n".join(lines)
 
 
 def asserted_statuses(text: str) -> set[str]:
@@ -559,6 +599,7 @@ def _statements_of(text: str) -> Mapping[str, bool]:
             or m.group("past") is not None
             for m in pattern.finditer(low)
             if not _NEGATED.search(low, max(0, m.start() - _NEGATION_REACH), m.end())
+            and not (m.group(0).startswith("and") and _MODAL_CLAUSE.search(low, 0, m.start()))
         ]
         if past:
             said[status] = all(past)
@@ -1054,13 +1095,7 @@ REFUSAL_REASONS: dict[str, tuple[str, ...]] = {
         "had passed",
         "has ended",
         "has closed",
-        "outside the",
-        "outside our",
-        "outside your",
-        "past the",
-        "past its",
-        "past your",
-        "past our",
+        "return limit",
     ),
     "final_sale": ("final sale", "final-sale", "clearance"),
     "perishable": ("perishable",),
@@ -1088,8 +1123,12 @@ REFUSAL_REASONS: dict[str, tuple[str, ...]] = {
 #: The window named as still open ("even though you're within the 30-day return window"):
 #: context for another reason, not the window as the reason.
 _WINDOW_OPEN = re.compile(
-    r"\b(?:still |well )?(?:within|inside|in) (?:the|your|its|our|this)"
+    r"(?<!no longer )(?<!not )\b(?:still |well )?(?:within|inside|in) (?:the|your|its|our|this)"
     r"(?: \d+[- ]day)?(?: return)? (?:window|period)\b"
+    # "your return window is still open", "the window hasn't closed", "doesn't apply".
+    r"|\b(?:return )?window (?:is (?:still )?open|(?:hasn't|has not) (?:closed|expired|passed)"
+    r"|(?:doesn't|does not) (?:apply|matter))\b"
+    r"|\bregardless of (?:the|your) (?:return )?(?:window|period)\b"
 )
 _NOT_ELIGIBLE = re.compile(
     r"\b(?:not eligible|ineligible|isn't eligible|is not eligible|cannot be (?:returned|exchanged)"
@@ -1102,10 +1141,17 @@ _NOT_ELIGIBLE = re.compile(
     r"|this|that|the item|back)"
     r"|(?:can't|cannot|can not|won't be able to|not able to) (?:be )?(?:return|exchange|taken back)"
     # "a return isn't possible", "it doesn't qualify for a return", "the return was declined".
-    r"|(?:return|returning it|exchange|exchanging it) (?:is not|isn't|won't be|will not be)"
+    r"|(?:return|returning it|exchange|exchanging it) (?:is not|isn't|won't be|will not be|not)"
     r" possible|not possible to (?:return|exchange|send)"
+    r"|(?:can't|cannot|can not) be sent back|excluded from (?:returns?|exchanges?)"
+    r"|(?:can't|cannot|can not|don't|do not) refund"
+    r"|(?<!not )(?:past|outside) (?:its|the|your|our) (?:\d+[- ]day )?return (?:window|period)"
+    r"|window (?:to|for) (?:return|returning|exchange|exchanging)(?: (?!not\b|never\b|yet\b)\w+){0,4}?"
+    r" (?:(?:is|was|has|had) )?(?:been )?(?:over|closed|ended|expired|passed)"
+    r"|(?:wasn't|was not|weren't|were not|couldn't|could not) able to (?:\w+ ){0,2}?"
+    r"(?:return|exchange|start|initiate|open|process|set up|submit) (?:\w+ )?(?:return|exchange|it|them)"
     r"|(?:does not|doesn't|do not|don't) qualify for (?:a |an )?(?:return|exchange|refund)"
-    r"|(?:return|exchange)(?: request)? (?:was|is|has been) (?:declined|refused|denied|rejected)"
+    r"|(?:return|exchange)(?: request)? (?:(?:was|is|has been) )?(?:declined|refused|denied|rejected)"
     # The window told as over: "it's too late to return it", "the return period has ended".
     r"|(?<!not )(?<!n't )too late to (?:return|exchange|send)"
     r"|(?:return|exchange) (?:window|period)(?: (?!not\b|never\b|yet\b)\w+){0,4}?"
@@ -1135,7 +1181,12 @@ _HEDGED = re.compile(
 #: final", an engraving, an item opened (not "hasn't been opened") or health reasons.
 _REFUSAL_PHRASES: dict[str, re.Pattern[str]] = {
     "window": re.compile(
-        r"\b(?:deadline|beyond (?:the|its|our|your) \d*|no longer within"
+        # "Outside our return policy" or "past the point where we can help" names no reason:
+        # only the window, its days or its deadline after "outside"/"past"/"exceeds".
+        r"\b(?:outside|past|exceeds?|exceeded|beyond) (?:the|its|our|your|this) (?:\d+[- ]days?"
+        r"|(?:\d+[- ]day )?(?:return )?(?:window|period|time ?frame|limit|deadline))\b"
+        r"|\bover \d+ days\b"
+        r"|\b(?:deadline|beyond (?:the|its|our|your) \d*|no longer within"
         r"|(?:only|must) (?:be )?(?:returned|accepted|returnable|sent back|made) within"
         r"|(?:more|longer) than \d+ days (?:ago|since|after))\b"
         # The window as a limit: "our policy only allows returns within 15 days".
@@ -1191,13 +1242,39 @@ def refusal_reasons_stated(text: str) -> set[str]:
     low = _FAULTY_EXCEPTIONS.sub(" ", _WINDOW_OPEN.sub(" ", low))
     said = {
         k
-        for k, words in REFUSAL_REASONS.items()
-        if any(w in low for w in words)
-        or (k in _REFUSAL_PHRASES and _REFUSAL_PHRASES[k].search(low))
+        for k, pattern in _REASONS.items()
+        if any(_said_as_reason(low, m.start()) for m in pattern.finditer(low))
     }
     if _WINDOW_RULE.search(low) and _ELAPSED.search(low):
         said.add("window")
     return said
+
+
+def _said_as_reason(low: str, at: int) -> bool:
+    """The reason's words at ``at`` are said as the reason: neither negated nor hedged.
+
+    "It wasn't a final-sale item" names no final sale, and "probably because the window has
+    passed" is a guess at the reason, which names none.
+    """
+    return not (
+        _NEGATED_REASON.search(low, max(0, at - 24), at) or _HEDGED.search(low, max(0, at - 80), at)
+    )
+
+
+#: Each reason's words and phrases as one pattern (:data:`REFUSAL_REASONS` are substrings).
+_REASONS = {
+    k: re.compile(
+        "|".join(
+            [re.escape(w) for w in words]
+            + ([_REFUSAL_PHRASES[k].pattern] if k in _REFUSAL_PHRASES else [])
+        )
+    )
+    for k, words in REFUSAL_REASONS.items()
+}
+#: A negation right before a reason's words: "not a final-sale item", "isn't personalised".
+_NEGATED_REASON = re.compile(
+    r"(?:\bnot|n't|\bnever|\bno)\s+(?:(?:a|an|the|really|exactly|actually)\s+)?$"
+)
 
 
 def not_eligible_stated(text: str) -> bool:

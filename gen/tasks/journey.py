@@ -387,7 +387,8 @@ Version history:
           policy or status step read another step's prices: 211 of 520 oracle journeys (5k,
           d = 0–12) failed with "Take care!" added, 17 of 180 numbered on single lines;
           none now. Also, its policy steps read the answer as policy 2.9 does, and its
-          customer answers as discovery 1.12, cart 1.9, bundle 1.9 and policy 2.9 tell.
+          customer answers as discovery 1.12, cart 1.9, bundle 1.9 and policy 2.9 tell, and
+          its status and returns steps read answers as status 2.10 and returns 2.12 do.
           Every task id changes with the version.
 """
 

@@ -210,6 +210,15 @@ Version history:
           eligible and says why. Following the prompt (order look-ups, the check, the
           question, the start) took 5–6 turns of a d = 0 task's 4, and was cut off before
           the start (r_task −1). Every task id changes with the version.
+    2.12 — a refusal is read in more honest wordings (an audit: 418 refusals, 5k, d = 0–12):
+          "Return not possible" and "Return denied" headings (418 of 418 failed), "the window
+          to return it expired", "past its return window", "exceeds our 90-day return limit",
+          "no longer within the return period" (356 each), a reason beside "your return
+          window is still open" or "doesn't apply" (62); none fail now. A reason negated ("it
+          wasn't a final-sale item") or guessed ("probably because the window has passed") is
+          no reason, and "outside our return policy" or "past the point where we can help"
+          names none: the last two passed on every window refusal, a guessed true reason on
+          every refusal. Every task id changes with the version.
 """
 
 from __future__ import annotations

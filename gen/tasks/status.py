@@ -162,6 +162,18 @@ Version history:
           on the 28th" this month's; honest answers so written were graded wrong on 5 of 35
           tasks. And a slash date whose first number can be no month ("21/02/2026") is read
           day first, where it was no date.
+    2.10 — the answer is read in more honest layouts and wordings (an audit: 260 tasks, 5k,
+          d = 0–12, 18 templates): a status after an emoji ("✅ Delivered on Fri, Feb 20":
+          260 of 260 failed), a weekday after its date ("March 10 (Tuesday)" read as another
+          date: 127), a table's status cell under a "Status" heading (83), a status joined by
+          "and" after a modal or negated by "before"/"nothing" ("should be shipped and
+          delivered", "cancelled before it shipped": 22), "last Monday" said on a Monday (a
+          week ago, not today) and "nothing on the way" after a cancellation (14); of these
+          2 fail now, both a relative day in an unusual sentence. And hedges that passed fail: two
+          statuses joined by a slash ("in transit/delivered": 260 of 260 passed), an
+          alternative of allowed dates ("today or on March 10", "February 11, or maybe
+          February 20": 260 each), "or possibly a day later" (260). Every task id changes
+          with the version.
 """
 
 from __future__ import annotations

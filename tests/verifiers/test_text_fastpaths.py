@@ -33,12 +33,14 @@ def statements_ref(text: str) -> dict[str, bool]:
     low = plain_ref(text)
     for pattern, repl in T._NOT_STATUS:
         low = pattern.sub(repl, low)
+    low = T._table_statuses(low)
     said = {}
     for status, pattern in T._ASSERTIONS.items():
         past = [
             m.group(0).startswith("was ") or m.group("past") is not None
             for m in pattern.finditer(low)
             if not T._NEGATED.search(low, max(0, m.start() - T._NEGATION_REACH), m.end())
+            and not (m.group(0).startswith("and") and T._MODAL_CLAUSE.search(low[: m.start()]))
         ]
         if past:
             said[status] = all(past)
@@ -79,9 +81,15 @@ def dates_in_ref(text: str, *, year: int, today: date | None = None) -> set[date
 
 def weekday_claims_ref(text: str, today: date) -> list[frozenset[date]]:
     claims = []
-    for which, name in T._WEEKDAY_RE.findall(plain_ref(text)):
-        ahead = (T._WEEKDAYS.index(name) - today.weekday()) % 7 or 7
-        future, past = today + timedelta(days=ahead), today - timedelta(days=7 - ahead)
+    low = plain_ref(text)
+    for m in T._WEEKDAY_RE.finditer(low):
+        if T._DATE_BEFORE.search(low[: m.start()][-8:]):
+            continue
+        which, name = m.groups()
+        index = T._WEEKDAYS.index(name)
+        ahead = (index - today.weekday()) % 7 or 7
+        behind = (today.weekday() - index) % 7 or 7
+        future, past = today + timedelta(days=ahead), today - timedelta(days=behind)
         if which in ("last", "past"):
             claims.append(frozenset({past}))
         elif which:

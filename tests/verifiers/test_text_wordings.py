@@ -17,6 +17,7 @@ import pytest
 
 from shopgen.verifiers.policy import answer_right
 from shopgen.verifiers.text import (
+    date_listed,
     date_stated_alone,
     fee_percents_stated,
     not_eligible_stated,
@@ -94,10 +95,24 @@ ALLOWED = frozenset({date(2026, 2, 27), TODAY})
         "It should arrive on March 6 or the day after.",
         "It should arrive March 6, give or take a couple of days.",
         "It should arrive March 6 (in 4-6 days).",
+        # A status audit (260 tasks): each passed.
+        "It should arrive on March 6, or possibly a day later.",
     ],
 )
 def test_a_date_range_states_a_wrong_date(text):
     assert not date_stated_alone(text, date(2026, 3, 6), year=2026, allowed=ALLOWED, today=TODAY)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It will arrive today or on March 6.",  # today is an allowed date on its own
+        "It was delivered on February 27, or maybe March 6.",  # so is an order's own date
+        "It will arrive March 6 or else tomorrow.",
+    ],
+)
+def test_an_alternative_of_allowed_dates_is_a_hedge(text):
+    assert date_listed(text, date(2026, 3, 6), year=2026, today=TODAY)
 
 
 # -- a status offered as possible is offered -------------------------------------------------------
@@ -113,6 +128,8 @@ def test_a_date_range_states_a_wrong_date(text):
         # An audit of status answers (39 tasks, 5k products) found these passing:
         ("Delivered on February 20, though it might still be in transit.", "delivered"),
         ("Your order was delivered or in transit.", "delivered"),
+        ("Your order is in transit/delivered.", "delivered"),  # 260 of 260 passed
+        ("Your order is in transit/delivered.", "in_transit"),
     ],
 )
 def test_a_possible_second_status_is_a_hedge(text, truth):
@@ -129,6 +146,10 @@ def test_a_possible_second_status_is_a_hedge(text, truth):
         ("Your order is in transit and should be delivered by Friday.", "in_transit"),
         ("It was placed on March 1, shipped on the 2nd and was delivered on the 4th.", "delivered"),
         ("Your order is still in transit.", "in_transit"),
+        # A status audit: each read a second status (22 of 260 tasks).
+        ("It's being processed and should be shipped and delivered by March 5.", "processing"),
+        ("It was cancelled before it shipped.", "cancelled"),
+        ("It was cancelled, so there's nothing on its way.", "cancelled"),
     ],
 )
 def test_negations_and_future_events_still_state_no_second_status(text, truth):
@@ -208,6 +229,15 @@ def test_hedged_eligibility_is_no_refusal(text):
         "Unfortunately, this item is non-refundable because it's a perishable item.",
         "Unfortunately, I can't help with a return for this item because it's perishable.",
         "I'm sorry, but returns for this item are not possible because it's perishable.",
+        # A returns audit (348 refusals): each was read as no refusal.
+        "**Return not possible**\n- Reason: perishable item",
+        "Return denied: it's a perishable item.",
+        "The 90-day window to return it expired 4 days ago.",
+        "I wasn't able to set up a return: the window has closed.",
+        "It's past its 90-day return window.",
+        "This item can't be sent back.",
+        "Perishable goods are excluded from returns.",
+        "We can't refund perishable items.",
     ],
 )
 def test_refusals_in_other_words(text):
@@ -232,10 +262,36 @@ def test_refusals_in_other_words(text):
         ("Opened shampoo can't be returned.", "hygiene"),
         ("It's a custom item.", "personalised"),
         ("It has your name printed on it.", "personalised"),
+        # A returns audit (348 refusals): each named no reason or another too.
+        ("It's been 94 days, which exceeds our 90-day return limit.", "window"),
+        ("It's no longer within the return period, so it can't be returned.", "window"),
+        (
+            "Even though your return window is still open, opened hygiene items can't be returned.",
+            "hygiene",
+        ),
+        (
+            "The return window doesn't apply here: opened hygiene items can't be returned.",
+            "hygiene",
+        ),
+        ("It wasn't a final-sale item, but the return window has closed.", "window"),
     ],
 )
 def test_reasons_in_other_words(text, reason):
     assert refusal_reasons_stated(text) == {reason}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A cheat audit: each was graded as the true reason on every window (or any) refusal.
+        "This item falls outside our return policy, so it can't be returned.",
+        "It's past the point where we can help, so it can't be returned.",
+        "It isn't eligible, most likely because the return window has passed.",
+        "It can't be returned, probably because it's perishable.",
+    ],
+)
+def test_a_vague_or_guessed_reason_names_none(text):
+    assert refusal_reasons_stated(text) == set()
 
 
 def test_the_window_rule_without_elapsed_days_is_context():
@@ -286,6 +342,13 @@ def test_a_full_refund_in_brackets_is_no_fee():
         ("Your order has been placed and is being processed.", "processing"),
         ("We're preparing your order for shipment.", "processing"),
         ("Your order has been received and is awaiting processing.", "placed"),
+        ("✅ Delivered on Fri, Feb 20", "delivered"),  # a status audit: 260 of 260 failed
+        ("🚚 In transit — arriving Mar 3", "in_transit"),
+        # A table's status cell (83 of 260 table answers failed).
+        (
+            "| Order | Status | ETA |\n|---|---|---|\n| 441-0047503 | In Transit | Mar 10 |",
+            "in_transit",
+        ),
     ],
 )
 def test_statuses_in_other_words(text, truth):
@@ -317,6 +380,11 @@ def test_a_perfect_is_the_status_now_unless_a_present_clause_follows():
         ("It was delivered on the 28th.", date(2026, 2, 28)),
         ("It is expected to arrive on Monday the 16th.", date(2026, 3, 16)),
         ("It will arrive by the 1st.", date(2026, 4, 1)),
+        # A status audit: the weekday after a date was read as another date (127 of 260), and
+        # "last Monday" said on a Monday as today (5 of 260).
+        ("It should arrive on March 10 (Tuesday).", date(2026, 3, 10)),
+        ("It was delivered on February 20, Friday.", date(2026, 2, 20)),
+        ("It was delivered last Monday.", date(2026, 2, 23)),
     ],
 )
 def test_days_read_against_today(text, day):
