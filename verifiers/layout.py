@@ -65,23 +65,28 @@ _RETURN_WORDS = re.compile(r"\b(?:return|exchange|refund)", re.IGNORECASE)
 def texts(final: str | None, kinds: tuple[str, ...]) -> tuple[str | None, ...]:
     """Each step's text, for steps of the environments ``kinds`` in order.
 
-    Its own paragraph when there is one per step. Otherwise, first with headings joined to
-    the paragraph they head and a list that a paragraph introduces with a colon joined to it
-    even across blank lines ("Here are your picks:", a blank line, "- …"), then with each
-    list item as a part ("1. …" lines with no blank line between them): lines around the
+    Three readings of the message: its paragraphs; the same with headings joined to the
+    paragraph they head and a list that a paragraph introduces with a colon joined to it
+    even across blank lines ("Here are your picks:", a blank line, "- …"); and each list item
+    as a part ("1. …" lines with no blank line between them). In each, lines around the
     answers that answer nothing (:func:`_aside`) are set aside where the parts outnumber the
-    steps (:func:`_aligned`). Else the whole message for every step. Remembered: a pure
-    function of the final message, which replays repeat.
+    steps (:func:`_aligned`). Of the readings giving one part per step, the one that hands
+    the fewest such lines to a step is taken ("Here's what I found.", a blank line, then
+    "1. …" and "2. …" is two paragraphs for two steps, the first answering nothing), then
+    the one whose parts look most like answers of their steps' kinds, then the earliest.
+    Else the whole message for every step. Remembered: a pure function of the final
+    message, which replays repeat.
     """
     n = len(kinds)
     paragraphs = [p for p in _PARAGRAPHS.split(final or "") if p.strip()]
-    if len(paragraphs) == n:
+    if len(paragraphs) == n and not any(map(_aside, paragraphs)):
         return tuple(paragraphs)
-    for parts in (_joined(paragraphs), _items(paragraphs)):
+    best: tuple[tuple[int, ...], tuple[str, ...]] | None = None
+    for order, parts in enumerate((paragraphs, _joined(paragraphs), _items(paragraphs))):
         aligned = _aligned(parts, kinds)
-        if aligned is not None:
-            return aligned
-    return (final,) * n
+        if aligned is not None and (best is None or (*aligned[0], -order) > best[0]):
+            best = ((*aligned[0], -order), aligned[1])
+    return (final,) * n if best is None else best[1]
 
 
 def _joined(paragraphs: list[str]) -> list[str]:
@@ -128,31 +133,36 @@ def _item_kind(line: str) -> str | None:
     return _list_mark(line) if _ITEM_LINE.match(line) else None
 
 
-def _aligned(parts: list[str], kinds: tuple[str, ...]) -> tuple[str, ...] | None:
-    """One part per step, setting aside lines before and after the answers, or None.
+def _aligned(
+    parts: list[str], kinds: tuple[str, ...]
+) -> tuple[tuple[int, int, int, int], tuple[str, ...]] | None:
+    """One part per step, setting aside lines before and after the answers, with its rank.
 
     Where several ways of setting aside are possible ("Here's what I found." before the
     answers, "I've handled the rest." after them, one too many), the one whose kept parts
     look most like answers of their steps' kinds (:func:`_fits`) is taken, then the one that
-    sets aside the most courtesy, then the one that keeps the earliest parts.
+    sets aside the most courtesy, then the one that keeps the earliest parts. The rank
+    (higher is better) starts with how few kept parts answer nothing (:func:`texts`).
+    None when no way gives one part per step.
     """
     n, extra = len(kinds), len(parts) - len(kinds)
     if extra < 0:
         return None
-    best: tuple[tuple[int, int, int], int] | None = None
+    best: tuple[tuple[int, int, int, int], int] | None = None
     for lead in range(extra + 1):
         dropped = parts[:lead] + parts[lead + n :]
         if not all(_aside(p) for p in dropped):
             continue
         kept = parts[lead : lead + n]
         rank = (
+            -sum(_aside(p) for p in kept),
             sum(_fits(kind, p) for kind, p in zip(kinds, kept, strict=True)),
             sum(_courtesy(p) for p in dropped),
             -lead,
         )
         if best is None or rank > best[0]:
             best = (rank, lead)
-    return None if best is None else tuple(parts[best[1] : best[1] + n])
+    return None if best is None else (best[0], tuple(parts[best[1] : best[1] + n]))
 
 
 def _heading(paragraph: str) -> bool:
@@ -170,30 +180,27 @@ def _figure_free(paragraph: str) -> bool:
 
 
 def _courtesy(paragraph: str) -> bool:
-    """A short greeting or closing line with no figure in it: it answers no request."""
-    return (
-        len(paragraph.split()) <= COURTESY_WORDS
-        and _figure_free(paragraph)
-        and _COURTESY.search(paragraph) is not None
-    )
+    """A short greeting or closing line ("Hi!", "Let me know if …"): it answers no request."""
+    return len(paragraph.split()) <= COURTESY_WORDS and _COURTESY.search(paragraph) is not None
 
 
+@lru_cache(maxsize=4096)
 def _aside(paragraph: str) -> bool:
-    """A line that answers no request ("Here's what I found.", "Take care!").
+    """A line that answers no request ("Here's what I found.", "Take care!", "Hi!").
 
-    A courtesy line, or a line with no figure, no yes or no, no order status, no zero said in
-    words ("free") and no refusal: what the step verifiers read is not in it.
+    No figure, and, its courtesy words left out ("Sure", "happy to help"), no yes or no, no
+    order status, no zero said in words ("free") and no refusal: what the step verifiers
+    read is not in it. "Sure, happy to help! No, you can't." holds an answer.
     """
-    if _courtesy(paragraph):
-        return True
-    return (
-        len(paragraph.split()) <= FILLER_WORDS
-        and _figure_free(paragraph)
-        and not yes_no_stated(paragraph)
-        and not _status_said(paragraph)
-        and not any(zero_stated(paragraph, kind) for kind in ZERO_WORDS)
-        and not not_eligible_stated(paragraph)
-        and not refusal_reasons_stated(paragraph)
+    if len(paragraph.split()) > FILLER_WORDS or not _figure_free(paragraph):
+        return False
+    said = _COURTESY.sub(" ", paragraph)
+    return not (
+        yes_no_stated(said)
+        or _status_said(said)
+        or any(zero_stated(said, kind) for kind in ZERO_WORDS)
+        or not_eligible_stated(said)
+        or refusal_reasons_stated(said)
     )
 
 

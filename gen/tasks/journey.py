@@ -386,10 +386,13 @@ Version history:
           Either had voided the layout, so every step was graded on the whole message and a
           policy or status step read another step's prices: 211 of 520 oracle journeys (5k,
           d = 0–12) failed with "Take care!" added, 17 of 180 numbered on single lines;
-          none now. Also, its policy steps read the answer as policy 2.9 does, and its
-          customer answers as discovery 1.12, cart 1.9, bundle 1.9 and policy 2.9 tell, and
-          its status and returns steps read answers as status 2.10 and returns 2.12 do.
-          Every task id changes with the version.
+          none now. Where the paragraphs number the steps by chance ("Here's what I found."
+          over one numbered list for two steps), the reading handing no such line to a step
+          is taken (0.79 of such journeys were correct; all now). A courtesy line holding an
+          answer is not set aside. Also, its policy, status and returns steps read answers
+          as policy 2.9, status 2.10 and returns 2.12 do, and its customer answers as
+          discovery 1.12, cart 1.9, bundle 1.9 and policy 2.9 tell. Every task id changes
+          with the version.
 """
 
 from __future__ import annotations

@@ -69,6 +69,23 @@ def test_numbered_answers_on_single_lines_are_one_part_each():
     assert texts(wrapped, kinds)[0] == f"{numbered[0]}\nIt was left at the front door."
 
 
+def test_a_numbered_list_wrapped_in_lines_that_answer_nothing_is_one_part_per_item():
+    """Paragraph count can equal the steps' by chance: a greeting and one list for two steps,
+    a greeting, a list and a sign-off for three (a cheat audit found the greeting graded as
+    a policy answer: 0.79 and 0.62 of such oracle journeys correct)."""
+    numbered = [f"{i}. {a}" for i, a in enumerate((POLICY, STATUS, CART), 1)]
+    two = "Here's what I found.\n\n" + "\n".join(numbered[:2])
+    assert texts(two, ("policy", "status")) == tuple(numbered[:2])
+    three = "Hi!\n\n" + "\n".join(numbered) + "\n\nTake care!"
+    assert texts(three, ("policy", "status", "cart")) == tuple(numbered)
+
+
+def test_a_courtesy_line_that_holds_an_answer_is_no_courtesy():
+    """ "Sure, happy to help! No, you can't." says no: it is not set aside for the yes after it."""
+    final = "Sure, happy to help! No, you can't.\n\nYes, you can.\n\n" + STATUS
+    assert texts(final, KINDS) == (final, final)
+
+
 def test_a_list_inside_one_answer_is_not_cut_when_the_paragraphs_fit():
     listed = "Here are 2 lamps, best first:\n1. Acme Lamp: $12.99\n2. Brio Lamp: $14.99"
     assert texts(f"{listed}\n\n{POLICY}", ("discovery", "policy")) == (listed, POLICY)

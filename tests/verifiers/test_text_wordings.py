@@ -172,6 +172,10 @@ def test_an_affirming_opener_beside_a_stated_answer_is_courtesy(text, said):
     assert yes_no_stated(text) == said
 
 
+def test_a_no_offered_after_a_yes_is_a_hedge():
+    assert yes_no_stated("Yes, you can. Or possibly no, you can't.") == {True, False}
+
+
 def test_a_yes_and_a_conditional_no_are_both_answers():
     assert yes_no_stated("Yes in most cases. No if the item was used.") == {True, False}
     assert yes_no_stated("No receipt is needed.") == set()  # a sentence about something
@@ -402,3 +406,20 @@ def test_a_day_alone_is_not_read_from_the_answer():
     assert not date_stated_alone(
         "Delivered on the 2nd attempt.", date(2026, 3, 2), year=2026, today=TODAY
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # 112 of 5,000 catalog titles hold a fraction: naming the item added a date.
+        "Your Circular Saw, 7-1/4-Inch Blade was delivered on March 6.",
+        "Your Men's 3/4 Sleeve Raglan Tee was delivered on March 6.",
+        "Your 1/2 lb coffee was delivered on March 6.",
+    ],
+)
+def test_a_fraction_in_a_title_is_no_date(text):
+    assert date_stated_alone(text, date(2026, 3, 6), year=2026, allowed=ALLOWED, today=TODAY)
+
+
+def test_slash_dates_joined_by_a_dash_are_still_two_dates():
+    assert date_listed("It arrives 3/6-3/8.", date(2026, 3, 6), year=2026, today=TODAY)
