@@ -172,7 +172,9 @@ Version history:
           2 fail now, both a relative day in an unusual sentence. And hedges that passed fail: two
           statuses joined by a slash ("in transit/delivered": 260 of 260 passed), an
           alternative of allowed dates ("today or on March 10", "February 11, or maybe
-          February 20": 260 each), "or possibly a day later" (260). Every task id changes
+          February 20": 260 each), "or possibly a day later" (260). A fraction in a
+          product's title ("7-1/4-Inch Blade", "3/4 Sleeve": 112 of 5,000 titles) is no
+          slash date: naming the item added a date to the answer. Every task id changes
           with the version.
 """
 
