@@ -12,6 +12,7 @@ from shopgen.schemas.task import TaskRow
 from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import PerObject, decoded
 from shopgen.verifiers.text import (
+    PAID_SHARE_RE,
     fee_percents_stated,
     number_matches,
     numbers_stated,
@@ -21,7 +22,7 @@ from shopgen.verifiers.text import (
 
 #: Topic → what kind of value it answers, for a zero said in words (``text.ZERO_WORDS``).
 ZERO_KINDS: dict[str, str] = {
-    "restocking_fee": "fee",
+    "restocking_fee": "restocking",
     "return_shipping_fee": "fee",
     "shipping_cost": "fee",
     "membership_fee": "fee",
@@ -40,18 +41,20 @@ def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()
     customer's facts and the goal's ``conditions``) are a restatement, not an answer, and
     are skipped. An answer that writes no number of its unit may say zero in words ("there's
     no restocking fee", "return shipping is free"): it states 0. A percentage fee may be said
-    as the share paid back ("you get 90% back" states a 10% fee).
+    as the share paid back ("you get 90% back" states a 10% fee), a discount as the share
+    paid ("you pay 95% of the usual price" states a 5% discount).
     """
     if goal["kind"] == "boolean":
         return yes_no_stated(text) == {bool(goal["value"])}
     unit = goal["unit"]
     truth = float(goal["value"])
     kind = ZERO_KINDS.get(goal.get("topic", ""), "")
-    stated = (
-        fee_percents_stated(text)
-        if unit == "percent" and kind == "fee"
-        else numbers_stated(text, unit)
-    )
+    if unit == "percent" and kind in ("fee", "restocking"):
+        stated = fee_percents_stated(text)
+    elif unit == "percent" and kind == "discount":
+        stated = fee_percents_stated(text, PAID_SHARE_RE)
+    else:
+        stated = numbers_stated(text, unit)
     values = [
         v
         for v in stated
@@ -110,10 +113,12 @@ def _asked(state: EpisodeState) -> set[str]:
 def _task_terms(task: TaskRow) -> tuple[tuple[Any, ...], frozenset[str]]:
     """What :func:`verdict` reads of a row: the answer's fields and the facts to ask."""
     goal = decoded(task, "goal")
+    # A fact restated is skipped only in its own unit: the item's $10 price hid a "10%"
+    # alternative beside the true 15%.
+    unit = goal.get("unit") or ""
+    own = ("days",) if "days" in unit else ("order_total", "price") if "USD" in unit else ()
     ignore = tuple(
-        float(v)
-        for k, v in goal["fact_values"].items()
-        if k in ("days", "order_total", "price") and isinstance(v, int | float)
+        float(v) for k, v in goal["fact_values"].items() if k in own and isinstance(v, int | float)
     ) + tuple(goal.get("conditions", ()))
     answer = (goal["kind"], goal["value"], goal.get("unit"), ignore, goal["topic"])
     return answer, frozenset(needed_unsaid(task))

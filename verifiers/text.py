@@ -789,11 +789,14 @@ _MONEY_RE = (
 _PERCENT = r"[\s-]*(?:[%\uff05]|percent\b|per cent\b|pct\b)"
 _PERCENT_RE = re.compile(rf"\b{_NUM}{_PERCENT}", re.I)
 _DAYS_RE = re.compile(
-    rf"\b{_NUM}[\s-]*(?:calendar[\s-]+|business[\s-]+|working[\s-]+)?days?\b", re.I
+    rf"\b{_NUM}[\s-]*(?:calendar[\s-]+|business[\s-]+|working[\s-]+)?"
+    # "Two-day shipping" names a method, not how long this delivery takes.
+    r"(?:days\b|day\b(?![\s-]*(?:shipping|delivery|air|express|service)\b))",
+    re.I,
 )
 _WEEKS_RE = re.compile(rf"\b{_NUM}[\s-]*weeks?\b", re.I)
-_MONTHS_RE = re.compile(rf"\b{_NUM}[\s-]*months?\b", re.I)
-_YEARS_RE = re.compile(rf"\b{_NUM}[\s-]*years?\b(?!\s*membership)", re.I)
+_MONTHS_RE = re.compile(rf"\b{_NUM}[\s-]*(?:months?\b|mos?\b\.?)", re.I)
+_YEARS_RE = re.compile(rf"\b{_NUM}[\s-]*(?:years?|yrs?)\b(?!\s*membership)", re.I)
 _INTERJECTION = (
     r"(?:unfortunately|sadly|regrettably|fortunately|happily|good news|great news|sorry"
     r"|i'm sorry|i am sorry|i'm afraid|i am afraid|actually|well|so)"
@@ -802,14 +805,14 @@ _INTERJECTION = (
 #: ends a sentence already). Not after a decimal point: "$4.50 - no fee" lists nothing.
 _LIST_MARKER = r"(?:^|\n|[.!?:;]\s)\W*(?:\(?(?:\d{1,2}|[a-h])\)|\d{1,2}\s*[-\u2013\u2014])"
 _YES_NO = re.compile(
-    rf"(?:{_LIST_MARKER}|^|[.!?:;\n]\s*|\banswer is\s+"
-    r"|\bor\s+(?:(?:maybe|possibly|perhaps|probably|even)\s+)?"
+    rf"(?:{_LIST_MARKER}|^|[.!?:;\n]\s*|\banswer is\s+|\b(?:that|it|this) is a\s+"
+    r"|,\s*(?:and|so|but)\s+|\b(?:or|and)\s+(?:(?:maybe|possibly|perhaps|probably|even)\s+)?"
     rf"|\b{_INTERJECTION}\W+(?:but\s+)?)\W*(yes|yeah|yep|yup|no|nope)\b"
     r"(?![\s-]+(?:problem|worries|worry)\b)"
     # "No" before a word opens a sentence about something ("No receipt is needed", "No
     # doubt"), unless the word begins the answer's reason ("No, you can't", "No it isn't")
     # or its condition ("No if the item was used": a no, for that case).
-    r"(?!(?<=no)\s+(?!(?:sorry|unfortunately|i|i'm|you|it|that|this|we|they|there|not"
+    r"(?!(?<=no)\s+(?!(?:sorry|unfortunately|i|i'm|you|it|that|this|we|they|there|not|and|or|but"
     r"|thanks|thank|ma'am|sir|way|longer|sadly|regrettably|afraid|if|unless|when|once"
     r"|otherwise)\b)\w)",
     re.I,
@@ -864,7 +867,17 @@ def _digits(text: str) -> str:
             return str(_ONES.index(small.lower()))
         return str(_TENS[tens.lower()] + (_ONES.index(ones.lower()) if ones else 0))
 
-    return _WORD_NUMBER.sub(value, text)
+    return _WORD_NUMBER.sub(value, _SPANS.sub(lambda m: _SPAN_DIGITS[m.group(0).lower()], text))
+
+
+#: Spans of time said without a number: "half a year", "the next business day".
+_SPAN_DIGITS = {
+    "half a year": "6 months",
+    "a year and a half": "18 months",
+    "next business day": "1 business day",
+    "next-business-day": "1 business day",
+}
+_SPANS = re.compile("|".join(rf"\b{re.escape(k)}\b" for k in _SPAN_DIGITS), re.I)
 
 
 #: What joins the numbers of a range or of alternatives ("6-12", "5–7", "8 to 10", "6 or 12").
@@ -923,33 +936,42 @@ def _floats(
 #: refunded", "a 90% refund", "refund of 90%", "you'd receive 90% of the price"): group 1,
 #: 2 or 3 is the share.
 _OF_THE_PRICE = (
-    r"\s+of\s+(?:the\s+|your\s+|its\s+)?(?:\w+\s+)?"
-    r"(?:price|cost|purchase|amount|total|money|payment)"
+    r"\s+of\s+(?:(?:the\s+|your\s+|its\s+)?(?:\w+\s+)?"
+    r"(?:price|cost|purchase|amount|total|money|payment)|what\s+you\s+(?:paid|spent))"
 )
 _REFUND_SHARE_RE = re.compile(
+    # On one line: "Restocking fee: 10%" over "Refund: $443.25" is a fee and an amount.
     rf"\b{_NUM}{_PERCENT}(?:{_OF_THE_PRICE})?"
-    r"\s+(?:(?:is|are|will\s+be|gets?)\s+)?"
+    r"[^\S\n]+(?:(?:is|are|will\s+be|gets?)[^\S\n]+)?"
     r"(?:back|refunded|refund(?!\s+(?:fee|charge|deduction))|returned to you)\b"
-    rf"|\brefund(?:ed)?\s+\(?(?:of\s+)?{_NUM}{_PERCENT}"
+    rf"|\brefund(?:ed)?:?\s+\(?(?:of\s+)?{_NUM}{_PERCENT}"
     rf"|\b(?:receive|get|recover|be paid)\s+(?:back\s+)?{_NUM}{_PERCENT}{_OF_THE_PRICE}",
     re.I,
 )
 
 
-def fee_percents_stated(text: str) -> list[float]:
+#: A share of the price paid, which leaves a discount of the rest: "so you pay 95% of the usual
+#: price" states a 5% discount.
+PAID_SHARE_RE = re.compile(
+    rf"\b(?:pay|paying|charged|be charged)\s+(?:only\s+|just\s+)?{_NUM}{_PERCENT}", re.I
+)
+
+
+def fee_percents_stated(text: str, share: re.Pattern[str] = _REFUND_SHARE_RE) -> list[float]:
     """The percentage fees the text states, a share paid back read as the fee it leaves.
 
     "A 10% restocking fee, so you get 90% back" states a 10% fee twice, not a second,
-    conflicting 90% one. Only for a fee: "10% back" on a discount is the discount.
+    conflicting 90% one. Only for a fee: "10% back" on a discount is the discount, whose
+    share is the one paid (``share``: :data:`PAID_SHARE_RE`).
     """
     text = _digits(text)
     fees: list[float] = []
     shares: list[tuple[int, int]] = []
-    for m in _REFUND_SHARE_RE.finditer(text):
+    for m in share.finditer(text):
         shares.append(m.span())
         with contextlib.suppress(ValueError):
-            share = m.group(1) or m.group(2) or m.group(3)
-            fees.append(100.0 - float(share.replace(",", "")))
+            paid = next(g for g in m.groups() if g)
+            fees.append(100.0 - float(paid.replace(",", "")))
     for m in _PERCENT_RE.finditer(text):
         if not any(a <= m.start() < b for a, b in shares):
             for raw in _range_values(text, m):
@@ -993,16 +1015,21 @@ ZERO_WORDS: dict[str, re.Pattern[str]] = {
         r"|\bat no (?:extra |additional )?cost\b|\b(?:won't|will not|not) be charged\b"
         r"|\bwaived\b|\bcosts? nothing\b|\bnothing to pay\b|\bcomplimentary\b|\bon us\b"
         r"|\b(?:won't|will not|doesn't|does not|don't|do not) (?:have to |need to )?(?:cost|pay"
-        r"|charge)(?: you)? (?:anything|a thing|a cent|a penny|a dime)\b",
+        r"|charge)(?: you)? (?:anything|a thing|a cent|a penny|a dime)\b"
+        r"|\bcosts? you nothing\b|\b(?:fee|charge|cost|price): none\b|\bzero dollars\b"
+        r"|\b(?:won't|will not|don't|do not) (?:have|need) to pay\b",
         re.I,
     ),
     "threshold": re.compile(
         r"\b(?:any|every|all) orders?\b|\bno minimum\b|\bregardless of (?:the |your )?order\b"
-        r"|\bno matter (?:how much|what|the)\b|\bof any (?:amount|size|value|total)\b",
+        r"|\bno matter (?:how much|what|the)\b|\bof any (?:amount|size|value|total)\b"
+        r"|\bregardless of (?:how much|the amount|what)\b|\bon everything\b"
+        r"|\balways (?:get|gets|qualify for|qualifies for|receive|receives|have|has) free\b",
         re.I,
     ),
     "discount": re.compile(
         r"\bno (?:\w+ )?discount\b|(?:\bnot|n't) (?:be )?(?:eligible|qualify) for (?:a|any)\b"
+        r"|(?:\bnot|n't) (?:be )?(?:eligible|qualify) for (?:\w+ )?discounts?\b|\bfull price\b"
         r"|\bdiscount (?:doesn't|does not|won't|will not) apply\b"
         r"|\b(?:doesn't|does not|don't|do not|won't|will not) (?:get|receive) (?:a|any) "
         r"(?:\w+ )?discount\b",
@@ -1010,12 +1037,20 @@ ZERO_WORDS: dict[str, re.Pattern[str]] = {
     ),
     "warranty": re.compile(
         r"\bno (?:\w+ )?warranty\b|(?:\bnot|n't) covered by (?:a|any)\b"
-        r"|\bwarranty (?:doesn't|does not|won't|will not) (?:apply|cover)\b"
+        r"|\bwarranty (?:doesn't|does not|won't|will not) (?:apply|cover)\b|\bwarranty: none\b"
+        r"|\b(?:don't|do not|doesn't|does not) (?:offer|provide|give) (?:a|an|any) (?:\w+ )?warranty\b"
+        r"|\bonly (?:the |a |its )?manufacturer'?s? (?:\w+ )?warranty\b"
+        r"|\bonly covered by (?:the |a |its )?manufacturer\b"
         r"|\b(?:doesn't|does not|don't|do not|won't|will not) (?:come with|include|have|carry)"
         r" (?:a|an|any) (?:\w+ )?warranty\b",
         re.I,
     ),
 }
+#: A restocking fee said to be zero as the refund it leaves whole: "you'll get a full refund".
+ZERO_WORDS["restocking"] = re.compile(
+    ZERO_WORDS["fee"].pattern + r"|\bfull refund\b|\bnothing (?:is |will be |gets )?deducted\b",
+    re.I,
+)
 
 
 def zero_stated(text: str, kind: str) -> bool:
@@ -1033,7 +1068,7 @@ def number_matches(value: float, truth: float, *, unit: str | None) -> bool:
 
 _ALLOW = (
     r"(?:return|use|get|choose|select|request|have|ship|match|adjust|offer|accept|allow"
-    r"|qualify|apply|do)"
+    r"|qualify|apply|do|refund|send|schedule|take|drop)"
 )
 _STATE = r"(?:available|eligible|allowed|offered|possible|returnable|permitted|accepted)"
 _NOT = (
@@ -1050,7 +1085,7 @@ _DONE = (
 #: "we can't price-match it"), as a negated passive ("it can't be returned", "that can't be
 #: done"), as "non-returnable" or as no option ("that isn't an option").
 _SAID_NO = re.compile(
-    rf"\b{_NOT}\s+(?:be\s+|able\s+to\s+)?(?:\w+[\s-]+)??(?:{_ALLOW}|{_STATE})\b"
+    rf"\b{_NOT}\s+(?:be\s+able\s+to\s+|be\s+|able\s+to\s+)?(?:\w+[\s-]+)??(?:{_ALLOW}|{_STATE})\b"
     r"|\b(?:can't|cannot|can not)\b(?=\s*(?:[.!,;)]|$))"
     rf"|\b{_NOT}\s+be\s+{_DONE}\b"
     r"|\bnon-(?:returnable|refundable)\b|\b(?:not|isn't|aren't) an option\b"
@@ -1061,7 +1096,9 @@ _SAID_NO = re.compile(
 #: A yes said as what the customer can do ("you can return it", "it's available to you"), or
 #: as the order or item qualifying ("your order qualifies").
 _SAID_YES = re.compile(
-    rf"\b(?:you|we)\s+(?:can|may|are able to|will be able to)\s+(?:\w+[\s-]+)??{_ALLOW}\b"
+    rf"\b(?:you|we)(?:'ll|\s+(?:can|may|will|are able to|will be able to))\s+(?!not\b|never\b)"
+    rf"(?:\w+[\s-]+)??{_ALLOW}\b"
+    r"|\b(?:you|we)\s+(?:sure|certainly|definitely|absolutely|surely)\s+can\b(?=\s*(?:[.!,]|$))"
     rf"|\b(?:is|are)\s+(?:(?!not\b|never\b)\w+\s+)??{_STATE}\b"
     r"|\b(?:you|it|order|item|purchase|this|that)\s+(?:\w+\s+)??qualif(?:y|ies)\b"
     # What is done to the thing asked about, in the passive ("it can be returned").
@@ -1089,8 +1126,17 @@ def yes_no_stated(text: str) -> set[bool]:
     if said:
         return said
     no = [m.span() for m in _SAID_NO.finditer(low)]
-    yes = [m for m in _SAID_YES.finditer(low) if not any(a <= m.start() < b for a, b in no)]
+    yes = [
+        m
+        for m in _SAID_YES.finditer(low)
+        if not any(a <= m.start() < b or _INSTEAD.fullmatch(low, b, m.start()) for a, b in no)
+    ]
     return ({False} if no else set()) | ({True} if yes else set())
+
+
+#: Between a no and a later yes in the same sentence, "but" offers the yes as what the customer
+#: can do instead: "Pickup isn't offered, but you can return it by mail" is a no.
+_INSTEAD = re.compile(r"[^.!?\n]*\bbut\b[^.!?\n]*")
 
 
 #: Why a return is refused → words that state that reason.

@@ -241,6 +241,18 @@ Version history:
           "the warranty doesn't apply" was not read. Every task id changes with the version.
           Also, "Which state is it shipping to?" asks the delivery state alone: a customer
           holding an item's condition answered it with that (48 of 48 such tasks, 5k).
+          Also (a second audit: 6,348 honest answers, 200 templates, on 520 tasks at d =
+          0–12), read now where 574 failed and 8 still do: "12 mo." and "2 yrs", "half a
+          year", "the next business day", "Two-day shipping arrives within 3 business days"
+          (the method's "two-day" is no answer), ", and yes", "That's a no", "Pickup isn't
+          offered, but you can return it by mail" (a no), "you can send it back", "We'll
+          refund", "You sure can!", a zero said as "costs you nothing", "fee: none", "a full
+          refund" (restocking), "only the manufacturer's warranty", "always get free
+          shipping", a fee beside the share refunded ("90% of what you paid", a "Refund:"
+          line under a "Restocking fee:" line), a discount as the share paid ("you pay
+          95%"). "Yes and no" and "No and yes" are no answer (each read as its first word),
+          and a restated fact is skipped only in its own unit: the item's $10 price hid a
+          "10%" beside a true 15%.
 """
 
 from __future__ import annotations

@@ -666,3 +666,22 @@ def test_the_prompt_says_a_second_value_reads_as_a_second_answer(tasks):
     assert numeric
     for row in numeric:
         assert "any other amount or number of days" in row.messages[0].content
+
+
+def test_a_restated_fact_is_skipped_only_in_its_own_unit(tasks):
+    """A price or order total is skipped in money answers, days in day answers, never in
+    another unit: the item's $10 price hid a "10%" beside a true 15% (a cheat audit)."""
+    from shopgen.verifiers.policy import _task_terms
+
+    checked = 0
+    for g in tasks:
+        goal = g.row.decoded("goal")
+        (_, _, unit, ignore, _), _ = _task_terms(g.row)
+        facts = {k: v for k, v in goal["fact_values"].items() if isinstance(v, int | float)}
+        money = [float(facts[k]) for k in ("order_total", "price") if k in facts]
+        if unit == "percent" and money:
+            checked += 1
+            assert not set(money) & set(ignore) - set(goal.get("conditions", ()))
+        if unit == "USD" and money:
+            assert set(money) <= set(ignore)
+    assert checked

@@ -423,3 +423,96 @@ def test_a_fraction_in_a_title_is_no_date(text):
 
 def test_slash_dates_joined_by_a_dash_are_still_two_dates():
     assert date_listed("It arrives 3/6-3/8.", date(2026, 3, 6), year=2026, today=TODAY)
+
+
+# -- a policy audit (520 tasks, 5k products, d = 0–12): honest answers that were read wrong -------
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I checked, and yes, that works.", True),
+        ("That's a no, unfortunately.", False),
+        ("Pickup isn't offered, but you can return it by mail.", False),
+        ("We'll refund the difference.", True),
+        ("You can send it back.", True),
+        ("You can schedule a pickup.", True),
+        ("We can't take it back.", False),
+        ("You sure can!", True),
+        ("You won't be able to return it, but we can offer store credit.", False),
+        ("We will not refund it.", False),
+    ],
+)
+def test_yes_and_no_as_assistants_say_them(text, said):
+    assert yes_no_stated(text) == {said}
+
+
+def test_yes_and_no_together_is_no_answer():
+    assert yes_no_stated("Yes and no.") == {True, False}
+    assert yes_no_stated("Yes, and no restocking fee applies.") == {True}
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "value"),
+    [
+        ("Two-day shipping arrives within 3 business days.", "business days", 3),
+        ("It arrives the next business day.", "business days", 1),
+        ("You're covered for half a year.", "months", 6),
+        ("Warranty: 12 mo.", "months", 12),
+        ("Warranty: 2 yrs.", "months", 24),
+    ],
+)
+def test_numbers_as_assistants_write_them(text, unit, value):
+    assert numbers_stated(text, unit) == [value]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("It costs you nothing.", "fee"),
+        ("Return shipping fee: none", "fee"),
+        ("You don't have to pay for it.", "fee"),
+        ("Premium members always get free shipping.", "threshold"),
+        ("Shipping is free regardless of how much you spend.", "threshold"),
+        ("Perishable items aren't eligible for bulk discounts.", "discount"),
+        ("You'd pay full price.", "discount"),
+        ("We don't offer a store warranty on it.", "warranty"),
+        ("It carries only the manufacturer's warranty.", "warranty"),
+        ("You'll get a full refund.", "restocking"),
+    ],
+)
+def test_zero_as_assistants_say_it(text, kind):
+    assert zero_stated(text, kind)
+
+
+def test_a_full_refund_says_nothing_of_return_shipping():
+    assert not zero_stated("You'll get a full refund.", "fee")
+
+
+def test_a_restated_fact_is_skipped_only_in_its_own_unit():
+    """The item's $10 price hid "10%" beside the true 15% (a cheat audit)."""
+    goal = _goal(15, "percent", topic="bulk_discount")
+    assert not answer_right("It depends: 10% or 15%.", goal, ignore=())
+    assert answer_right("It's 15% on your $10.00 item.", goal, ignore=(10.0,))
+
+
+@pytest.mark.parametrize(
+    ("text", "fee"),
+    [
+        ("You'll get back 90% of what you paid (a 10% restocking fee).", 10),
+        ("- Restocking fee: 10%\n- Your refund: 90% of the item price", 10),
+        ("Restocking fee: 10%\nRefund: $443.25", 10),  # a fee line over an amount line
+    ],
+)
+def test_a_fee_said_beside_the_share_refunded(text, fee):
+    assert set(fee_percents_stated(text)) == {fee}
+
+
+def test_a_discount_said_as_the_share_paid():
+    text = "The bulk discount is 5%, so you pay 95% of the usual line price."
+    assert answer_right(text, _goal(5, "percent", topic="bulk_discount"))
+    assert not answer_right("It's 5%.", _goal(95, "percent", topic="bulk_discount"))
+
+
+def test_no_and_yes_together_is_no_answer_either_way_round():
+    assert yes_no_stated("No and yes — it depends on your situation.") == {False, True}
