@@ -175,6 +175,8 @@ Version history:
           "brush heads instead of the copy paper"), the customer names the item that replaced
           it ("4 for the brush heads"): "the quantity is 4" read as the old item's on 23 of 23
           swaps (5k, d = 4–12). Replies only; every task id changes with the version.
+          Also, a proposed count ("Do you want just one of the desk lamps?", "Is one
+          enough?") gets the quantity: 335 of 336 asks got "I don't know" (a customer audit).
 """
 
 from __future__ import annotations

@@ -253,6 +253,10 @@ Version history:
           95%"). "Yes and no" and "No and yes" are no answer (each read as its first word),
           and a restated fact is skipped only in its own unit: the item's $10 price hid a
           "10%" beside a true 15%.
+          Also (a customer audit, 156 tasks): "What kind of account do you have?" gets the
+          tier, not the product category (139); "Where is the order being delivered?" the
+          state (81 got "I'm not sure"); "How many did you buy?", with no quantity held,
+          "I don't know", not the category (123).
 """
 
 from __future__ import annotations

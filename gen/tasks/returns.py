@@ -219,6 +219,10 @@ Version history:
           no reason, and "outside our return policy" or "past the point where we can help"
           names none: the last two passed on every window refusal, a guessed true reason on
           every refusal. Every task id changes with the version.
+          Also (a customer audit, 156 tasks): "What condition is the item in?", asked of a
+          customer holding no condition, gets "I don't know", not the item (131); "Are you
+          looking for a replacement or a refund?" gets the action alone, not the item too
+          (156); a bare "method" asks the return method only when no other is named.
 """
 
 from __future__ import annotations

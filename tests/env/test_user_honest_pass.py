@@ -179,3 +179,55 @@ def test_a_quantity_asked_of_a_swapped_item_names_the_item_that_replaced_it():
     )
     # An item no change of mind touched is answered as before.
     assert "for the" not in user.reply("How many desk lamps do you want?", 3)["reply"]
+
+
+# -- a second customer audit (26,938 asks on 780 tasks of five environments) ----------------------
+
+
+@pytest.mark.parametrize(
+    "question", ["Do you want just one of the desk lamps?", "Is one desk lamp enough?"]
+)
+def test_a_proposed_count_gets_the_quantity(question):
+    """ "I don't know" to 512 of 518 such cart and journey asks."""
+    slots = [_slot("items.0.desc", "desk lamp"), _slot("items.0.qty", 3, "quantity", "quantity")]
+    assert _asked(slots, question) == ["items.0.qty"]
+
+
+POLICY = [
+    _slot("tier", "gold", "choice", "membership tier"),
+    _slot("category", "headphones", label="product category", keywords=["product"]),
+    _slot("state", "NY", "choice", "delivery state", keywords=["state", "ship to"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("What kind of account do you have with us?", ["tier"]),  # got the category (139)
+        ("Where is the order being delivered?", ["state"]),  # "I'm not sure" (81)
+        ("How many did you buy?", []),  # got the category (123): no quantity is held
+        ("What did you buy?", ["category"]),
+    ],
+)
+def test_a_policy_customer_answers_what_is_asked(question, asked):
+    assert _asked(POLICY, question) == asked
+
+
+RETURN = [
+    _slot("item", "jeans", label="item"),
+    _slot("action", "exchange", "choice", "return or exchange"),
+    _slot("method", "drop_off", "choice", "return method", keywords=["return method"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("What condition is the item in?", []),  # got the item (131): no condition is held
+        ("Are you looking for a replacement or a refund?", ["action"]),  # and the item (156)
+        ("What shipping method did you choose?", []),  # got the return method
+        ("Which method would you like?", ["method"]),
+    ],
+)
+def test_a_returns_customer_answers_what_is_asked(question, asked):
+    assert _asked(RETURN, question) == asked
