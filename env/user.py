@@ -1074,7 +1074,8 @@ def compile_script(text: str) -> CompiledScript:
     changed = script.switch.changes if script.switch is not None else []
     known = {s.name for s in script.slots}
     added = tuple(_added_slot(n, v, script.slots) for n, v in changed if n not in known)
-    matchers = tuple(_compile(s, never) for s in (*script.slots, *added))
+    asked_as = _goal_words(script.slots)
+    matchers = tuple(_compile(asked_as.get(s.name, s), never) for s in (*script.slots, *added))
     early = _early(matchers, len(script.slots), added)
     # An item swapped in or added by a change of mind is named by its new words too: "How
     # many knife sets and how many video games?" named the game alone, and the knife set
@@ -1124,6 +1125,26 @@ def compile_script(text: str) -> CompiledScript:
             if name.endswith(".desc") and name in values and values[name] != value
         ),
     )
+
+
+#: What a journey step's goal is asked as, by its verb: the policy step's question ("What's
+#: your question?" got "I don't know" on 101 of 101 journeys holding one) and what the status
+#: step wants to know of the order ("What would you like to know about the order?" got the
+#: order number on 53 of 69), as their own environments' topic and want slots are asked.
+_GOAL_WORDS = {ACTIONS["policy"]: "topic", ACTIONS["status"]: "want"}
+
+
+def _goal_words(slots: list[ScriptSlot]) -> dict[str, ScriptSlot]:
+    """Journey goal slots (``steps.<i>.goal``) with their step kind's question words added."""
+    verbs = {s.name: s.value for s in slots if _STEP_VERB.match(s.name)}
+    out = {}
+    for s in slots:
+        if s.name.endswith(".goal"):
+            kind = _GOAL_WORDS.get(verbs.get(s.name[: -len("goal")] + "verb", ""))
+            if kind is not None:
+                words = [*s.keywords, *NAME_WORDS[kind]]
+                out[s.name] = s.model_copy(update={"keywords": words})
+    return out
 
 
 #: The words a journey step's verb names it by: "Would you like a return or an exchange?"

@@ -246,3 +246,18 @@ def test_a_joined_question_about_one_item_takes_nothing_of_another_item():
     assert _asked(slots, "Which body wash do you mean? When did you look at it?") == [
         "items.1.seen"
     ]
+
+
+def test_a_journeys_policy_question_and_status_want_are_asked_as_their_own_environments():
+    """ "What's your question?" got "I don't know" (101 of 101 journeys with a policy step),
+    "What would you like to know about the order?" the order number (53 of 69)."""
+    slots = [
+        _slot("steps.0.verb", "ask about", "choice", "step"),
+        _slot("steps.0.goal", "how long I have to return an item", label="item"),
+        _slot("steps.1.verb", "check on", "choice", "step"),
+        _slot("steps.1.goal", "my order (delivery date)", label="item"),
+        _slot("steps.1.ref", "123-4567890-1234567", "order_ref", "order number"),
+    ]
+    assert _asked(slots, "What's your question?") == ["steps.0.goal"]
+    # What they want to know, besides the order it is about.
+    assert "steps.1.goal" in _asked(slots, "What would you like to know about the order?")
