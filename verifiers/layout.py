@@ -45,12 +45,12 @@ _COURTESY = re.compile(
     r"|taken care of|handled|sorted|results of your)\b",
     re.IGNORECASE,
 )
-#: Most words a courtesy line has (an answer with a greeting in it is longer).
+#: Most words a courtesy line has, as :func:`_aligned` prefers setting those aside.
 COURTESY_WORDS = 20
 #: Most words a line that answers nothing has ("Here's what I found.", a long sign-off).
 FILLER_WORDS = 40
-#: A number a courtesy line may hold ("your 3 requests"): one or two digits standing alone,
-#: not part of an amount, a date, a time or an id.
+#: A number a line that answers nothing may hold ("your 3 requests"): one or two digits
+#: standing alone, not part of an amount, a date, a time or an id.
 _COUNTING = re.compile(r"(?<![\d$%/:.,#-])\d{1,2}(?![\d%/:.,-]?\d)(?!\s*%)")
 #: A Markdown list line ("- …", "* …", "• …", "1. …", "2) …"); group 1 is a bullet's mark.
 _LIST_LINE = re.compile(r"\s*(?:([-*•])|\d{1,2}[.)])\s+\S")
@@ -139,11 +139,11 @@ def _aligned(
     """One part per step, setting aside lines before and after the answers, with its rank.
 
     Where several ways of setting aside are possible ("Here's what I found." before the
-    answers, "I've handled the rest." after them, one too many), the one whose kept parts
-    look most like answers of their steps' kinds (:func:`_fits`) is taken, then the one that
-    sets aside the most courtesy, then the one that keeps the earliest parts. The rank
-    (higher is better) starts with how few kept parts answer nothing (:func:`texts`).
-    None when no way gives one part per step.
+    answers, "I've handled the rest." after them, one too many), the best by rank is taken
+    (higher is better): fewest kept parts that answer nothing (:func:`texts` compares
+    readings by it too), then kept parts most like answers of their steps' kinds
+    (:func:`_fits`), then most courtesy set aside, then the earliest parts kept. None when
+    no way gives one part per step.
     """
     n, extra = len(kinds), len(parts) - len(kinds)
     if extra < 0:
