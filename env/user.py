@@ -1311,7 +1311,7 @@ def match_slots(
     # A question asking for a fact the script holds no slot for (an item's condition, an
     # order total, a quantity) is no question about the item it names: "What condition is
     # the item in?" got the item, "How many did you buy?" the product category.
-    foreign = not (grams & _FACT_PHRASES).issubset(p for m in heard for p in m.strong)
+    foreign = any(all(p not in m.strong for m in heard) for p in grams & _FACT_PHRASES)
     if foreign:
         hits = [m for m in hits if not _named_only(m, grams)]
     # Whether there is anything about the item, or whether it is so, is no question about
