@@ -171,6 +171,10 @@ _QTY = (
     "only one",
     "single one",
     "enough",
+    # Longer than the number of options' "how many": "How many units are you ordering?" and
+    # "How many of each?" got a journey discovery step's count of options (48 of 101 each).
+    "how many units",
+    "how many of each",
 )
 _COLOR = ("color", "colour", "shade", "hue", "tint")
 #: Not "looking for": "Are you looking for a replacement or a refund?" got the item too.
@@ -226,6 +230,13 @@ _WHICH_ORDER = (
     "several order",
     "multiple order",
     "more than one order",
+    # "Can you help me find the order? Anything like a date or the total?" got "I'm not sure"
+    # from 110 of 156 returns customers and 73 of 156 status ones holding a detail of it.
+    "find the order",
+    "find your order",
+    "locate the order",
+    "locate your order",
+    "tell them apart",
 )
 #: A label's head word → its other spelling ("Which flavour?" for a "coffee flavor").
 _SPELLED = {"flavor": ("flavour",), "flavour": ("flavor",), "color": ("colour",)}
@@ -1127,32 +1138,44 @@ def compile_script(text: str) -> CompiledScript:
     )
 
 
-#: What a journey step's goal is asked as, by its verb: the policy step's question ("What's
-#: your question?" got "I don't know" on 101 of 101 journeys holding one) and what the status
-#: step wants to know of the order ("What would you like to know about the order?" got the
-#: order number on 53 of 69), as their own environments' topic and want slots are asked.
-_GOAL_WORDS = {ACTIONS["policy"]: "topic", ACTIONS["status"]: "want"}
+#: What a journey step's goal is asked as and called, by its verb: the policy step's question
+#: ("What's your question?" got "I don't know" on 101 of 101 journeys holding one) and what the
+#: status step wants to know of the order ("What would you like to know about the order?" got
+#: the order number on 53 of 69), as their own environments' topic and want slots are asked.
+#: Labelled "item", every goal answered "What item did you order?" and "How big is the item?"
+#: ("the item is how much shipping costs": 101 of 101 journeys holding a policy step).
+_GOAL_WORDS = {
+    ACTIONS["policy"]: ("topic", "question"),
+    ACTIONS["status"]: ("want", "order I'm asking about"),
+    # Its label only: the project's "it for" would take "What would you like to exchange it
+    # for?" as asking for it.
+    ACTIONS["bundle"]: ((), "project"),
+}
 
 
 def _goal_words(slots: list[ScriptSlot]) -> dict[str, ScriptSlot]:
-    """Journey goal slots (``steps.<i>.goal``) with their step kind's question words added."""
+    """Journey goal slots (``steps.<i>.goal``) asked and called as their step kind's."""
     verbs = {s.name: s.value for s in slots if _STEP_VERB.match(s.name)}
     out = {}
     for s in slots:
         if s.name.endswith(".goal"):
             kind = _GOAL_WORDS.get(verbs.get(s.name[: -len("goal")] + "verb", ""))
             if kind is not None:
-                words = [*s.keywords, *NAME_WORDS[kind]]
-                out[s.name] = s.model_copy(update={"keywords": words})
+                words, label = kind
+                asked = NAME_WORDS[words] if words else ()
+                update = {"keywords": [*s.keywords, *asked], "label": label}
+                out[s.name] = s.model_copy(update=update)
     return out
 
 
 #: The words a journey step's verb names it by: "Would you like a return or an exchange?"
 #: named only a policy step asking "what sending a return back costs", and the customer,
 #: asked about that step alone, did not know (20 of 89 journeys' returns steps, 5k products).
+#: "Which items should I add to the cart?" got another step's goal besides the cart's items.
 _VERB_NAMES = {
     ACTIONS["returns"]: frozenset(stems("return")),
     ACTIONS["substitution"]: frozenset(stems("replacement substitute")),
+    ACTIONS["cart"]: frozenset(stems("cart")),
 }
 #: A journey step's verb slot (``steps.<i>.verb``): which environment the step is.
 _STEP_VERB = re.compile(r"^steps\.\d+\.verb$")
@@ -1227,6 +1250,43 @@ _FACT_PHRASES: Phrases = frozenset(
     for w in (*NAME_WORDS.get(kind, ()), *KIND_WORDS.get(kind, ()))
     if stems(w)
 )
+#: Every phrase of several words that asks for a fact of some kind: within one, a shorter
+#: phrase asks for nothing of its own ("When did you look at it?" holds "when did you").
+_LONG_PHRASES: Phrases = frozenset(
+    t
+    for table in (NAME_WORDS, KIND_WORDS)
+    for words in table.values()
+    for t in map(stems, words)
+    if len(t) > 1
+)
+
+
+#: Words that only make a phrase a question: "what item" asks for the item as "item" does,
+#: "brand preference" for the brand as "brand" does, "kind of" for the kind as "kind" does.
+_ASKING_ONLY = frozenset(
+    stems("what which who how when where is are was do does did you your the a s it i any")
+    + stems("prefer preference like want need of for to in on at with")
+)
+
+
+def _outmatched(m: _Matcher, grams: frozenset[tuple[str, ...]]) -> bool:
+    """Each of ``m``'s phrases in the question lies inside a longer one asking for another fact.
+
+    "When did you look at it?", asked of a cart item seen nowhere, got a journey returns
+    step's order date by "when did you" (91 of 182 asks); "How many days ago did it arrive?"
+    a quantity by "how many" (93 of 123).
+    """
+    own = grams & m.strong
+    longer = [q for q in grams & _LONG_PHRASES if q not in m.strong]
+    return all(
+        any(
+            len(q) > len(p) and _positions(q, p) and not _ASKING_ONLY.issuperset(set(q) - set(p))
+            for q in longer
+        )
+        for p in own
+    )
+
+
 #: A slot's words that only name the thing asked about ("the item", "the order").
 _NAMING_NOUNS: Phrases = frozenset(map(stems, ("item", "items", "product", "order", "thing")))
 
@@ -1308,12 +1368,23 @@ def match_slots(
     )
     heard = compiled.heard(switched)
     hits = [m for m in heard if not grams.isdisjoint(m.strong)]
+    outmatched = [m for m in hits if _outmatched(m, grams)]
+    hits = [m for m in hits if m not in outmatched]
     # A question asking for a fact the script holds no slot for (an item's condition, an
-    # order total, a quantity) is no question about the item it names: "What condition is
-    # the item in?" got the item, "How many did you buy?" the product category.
-    foreign = any(all(p not in m.strong for m in heard) for p in grams & _FACT_PHRASES)
+    # order total, a quantity, a fact a longer phrase asks for) is no question about the item
+    # it names: "What condition is the item in?" got the item, "How many did you buy?" the
+    # product category; nor do its weak words ask: "How many days ago did it arrive?" got a
+    # discovery step's priorities by "day".
+    foreign = bool(outmatched) or any(
+        all(p not in m.strong for m in heard) for p in grams & _FACT_PHRASES
+    )
     if foreign:
         hits = [m for m in hits if not _named_only(m, grams)]
+    # Nor is one asking for a fact of it the script holds: "What condition is the item in?"
+    # got "the item is earrings and the item condition is opened" (25 of 25 returns holding
+    # one; in a journey, of the same step).
+    asked_of = {m.item for m in hits if not _subject(m) and not _named_only(m, grams)}
+    hits = [m for m in hits if not (m.item in asked_of and _subject(m) and _named_only(m, grams))]
     # Whether there is anything about the item, or whether it is so, is no question about
     # which item it is.
     existential = not grams.isdisjoint(EXISTENTIAL) or _yes_no(words)
@@ -1350,7 +1421,23 @@ def match_slots(
                 or (not weak.isdisjoint(m.weak) and not (existential and _subject(m)))
             ]
         )
-    return [m.slot for m in hits]
+    return [m.slot for m in _without_restated_goals(hits)]
+
+
+#: A journey step's own slots that its goal restates (gen.tasks.journey writes the goal from
+#: them): the cart step's item descriptions, the discovery step's category, …
+_GOAL_SAYS = frozenset({"desc", "category", "product_title", "item", "topic", "want", "project"})
+
+
+def _without_restated_goals(hits: list[_Matcher]) -> list[_Matcher]:
+    """``hits`` less the journey goals whose own step's restated slots are among them.
+
+    "Which items should I add to the cart?" got "the item is the Garcia Tiny swaddle blankets
+    and the item is Garcia Tiny swaddle blankets": the cart step's goal and its one item
+    (69 of 69 journeys holding a cart step).
+    """
+    restated = {m.item for m in hits if _segments(m.slot.name)[0] in _GOAL_SAYS}
+    return [m for m in hits if not (m.item in restated and m.slot.name.endswith(".goal"))]
 
 
 def _named_subs(compiled: CompiledScript, said: frozenset[str] | set[str]) -> set[tuple[int, int]]:

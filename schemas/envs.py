@@ -64,7 +64,7 @@ _COMMON = ("T_max", "B_tool", "p_missing", "p_noise")
 ENVS: tuple[EnvSpec, ...] = (
     _spec(
         "discovery",
-        "1.12",
+        "1.13",
         "find products meeting m constraints and recommend k of them",
         *_COMMON,
         "m",
@@ -76,7 +76,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "substitution",
-        "1.11",
+        "1.12",
         "recommend compatible substitutes for an out-of-stock product",
         *_COMMON,
         "m",
@@ -88,7 +88,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "cart",
-        "1.9",
+        "1.10",
         "build the exact cart the customer asks for",
         *_COMMON,
         "top_k",
@@ -98,16 +98,16 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "returns",
-        "2.12",
+        "2.13",
         "return or exchange the right order line under the store policy",
         *_COMMON,
         "H_orders",
         "p_switch",
     ),
-    _spec("status", "2.10", "tell the customer where an order is", *_COMMON, "H_orders"),
+    _spec("status", "2.11", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
-        "2.9",
+        "2.10",
         "answer a store-policy question decided by B_branch clauses",
         *_COMMON,
         "B_branch",
@@ -124,7 +124,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "3.4",
+        "3.5",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

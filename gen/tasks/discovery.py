@@ -248,6 +248,11 @@ Version history:
           got "I'm not sure"; none now. A held limit is still the answer alone
           (``env.user.WEAK_WORDS["preference"]``). Replies only; every task id changes with
           the version.
+    1.13 — a phrase inside a longer one asking for another fact asks nothing of its own
+          (``env.user._outmatched``): "How many units do you need?", "How many of each?" and
+          "How many days ago did it arrive?" got the number of options by "how many" (65 of
+          65 tasks each, 5k, d = 0–12; 23 of 65 for the last); "I don't know" now. Replies
+          only; every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -395,6 +395,19 @@ Version history:
           and what its status step wants to know are asked as in their own environments
           ("What's your question?" got "I don't know" on 101 of 101 journeys holding a
           policy step). Every task id changes with the version.
+    3.5 — the customer calls a step's goal what the step asks for: a policy step's "the
+          question", a status step's "the order I'm asking about", a bundle step's "the
+          project" (all were "the item", so "How big is the item?" got "the item is how much
+          shipping costs" on 101 of 101 journeys holding a policy step). A cart step's goal
+          is not said beside the items it restates, and "cart" names the cart step ("Which
+          items should I add to the cart?" got the other steps' goals and the item twice: 69
+          of 69). "When did you look at it?", asked of an item never looked at, no longer
+          gets another step's order date (91 of 182), nor "How many days ago did it arrive?"
+          a quantity or the priorities (93 of 123). Its steps' customers answer as discovery
+          1.13, cart 1.10, returns 2.13, status 2.11 and policy 2.10 tell. Asks failing in a
+          customer audit's bank: 1,950 of 8,595 before, 1,399 now (most left are questions
+          naming no step of a several-step journey, which a customer answers for every step).
+          Replies only; every task id changes with the version.
 """
 
 from __future__ import annotations

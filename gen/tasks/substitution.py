@@ -202,6 +202,10 @@ Version history:
           "I'm not sure"; none now)
           (``env.user.WEAK_WORDS["preference"]``). Replies only; every task id changes with
           the version.
+    1.12 — as discovery 1.13 ("How many units do you need?": the number of options on 65
+          of 65 tasks), and "What kind of product?" gets the kind alone, not the original
+          product besides: a fact asked of the item no longer says the item back (6 of 65).
+          Replies only; every task id changes with the version.
 """
 
 from __future__ import annotations

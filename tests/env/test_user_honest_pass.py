@@ -116,7 +116,9 @@ def test_listing_everything_in_a_journey_names_every_request():
         _slot("steps.2.must.0", "desk chair", label="must-have"),
     ]
     got = set(_asked(slots, "Can you list everything again?"))
-    assert {"steps.0.goal", "steps.1.goal", "steps.2.goal"} <= got
+    assert {"steps.0.goal", "steps.1.items.0.desc", "steps.2.goal"} <= got
+    # The cart step's goal restates its item: said once, not twice.
+    assert "steps.1.goal" not in got
 
 
 # -- a customer audit: questions answered with the wrong fact or with nothing ---------------------
@@ -261,3 +263,85 @@ def test_a_journeys_policy_question_and_status_want_are_asked_as_their_own_envir
     assert _asked(slots, "What's your question?") == ["steps.0.goal"]
     # What they want to know, besides the order it is about.
     assert "steps.1.goal" in _asked(slots, "What would you like to know about the order?")
+
+
+# -- a third customer audit (the same bank, this release's newest session) -----------------------
+
+JOURNEY = [
+    _slot("steps.0.verb", "sort out a return for", "choice", "step"),
+    _slot("steps.0.goal", "the tape measure", label="item"),
+    _slot("steps.0.order_date", "February 27", "date", "order date"),
+    _slot("steps.1.verb", "ask about", "choice", "step"),
+    _slot("steps.1.goal", "how much shipping costs", label="item"),
+    _slot("steps.2.verb", "add to my cart", "choice", "step"),
+    _slot("steps.2.goal", "the swaddle blankets", label="item"),
+    _slot("steps.2.items.0.desc", "swaddle blankets"),
+    _slot("steps.2.items.0.qty", 2, "quantity", "quantity"),
+]
+
+
+def test_a_journey_goal_is_called_what_its_step_asks_for():
+    """ "How big is the item?" got "the item is how much shipping costs" (101 of 101 journeys
+    holding a policy step): every step's goal was labelled "item"."""
+    compiled = compile_script(UserScript(style="polite", slots=JOURNEY).model_dump_json())
+    labels = {m.slot.name: m.slot.label for m in compiled.matchers}
+    assert labels["steps.1.goal"] == "question"
+    assert labels["steps.0.goal"] == "item"  # a return's goal is its item
+    assert "steps.1.goal" not in _asked(JOURNEY, "What item did you order?")
+
+
+def test_the_cart_is_named_by_its_step_and_its_goal_is_not_said_twice():
+    """ "Which items should I add to the cart?" got the other steps' goals and the cart's item
+    twice (69 of 69 journeys holding a cart step)."""
+    assert _asked(JOURNEY, "Which items should I add to the cart?") == ["steps.2.items.0.desc"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # "when did you" is the order date's, inside "when did you look" (91 of 182).
+        "Which swaddle blankets do you mean? When did you look at it?",
+        # "how many" is the quantity's, inside "how many days" (93 of 123).
+        "How many days ago did it arrive?",
+    ],
+)
+def test_a_phrase_inside_a_longer_one_asking_another_fact_asks_nothing(question):
+    assert _asked(JOURNEY, question) == []
+
+
+def test_question_words_around_a_phrase_do_not_make_it_another_facts():
+    """ "What item" and "brand preference" ask for the item and the brand still."""
+    assert _asked(RETURN, "What item is it?") == ["item"]
+    assert "brand" in _asked([_slot("brand", "Jackson", label="brand")], "Any brand preference?")
+
+
+def test_a_fact_asked_of_the_item_does_not_say_the_item_back():
+    """ "What condition is the item in?" got "the item is earrings and the item condition is
+    opened" (25 of 25 returns customers holding a condition)."""
+    condition = _slot("condition", "opened", "choice", "item condition")
+    assert _asked([*RETURN, condition], "What condition is the item in?") == ["condition"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Can you help me find the order? Anything like a date or the total?",
+        "Could you help me locate your order?",
+    ],
+)
+def test_a_detail_telling_the_order_apart_answers_a_request_to_find_it(question):
+    """ "I'm not sure" from 110 of 156 returns and 73 of 156 status customers holding one."""
+    hint = _slot("order_hint", "the cheapest one", "order_ref", "order I mean")
+    assert _asked([*RETURN, hint], question) == ["order_hint"]
+
+
+def test_a_count_of_units_or_of_each_is_no_count_of_options():
+    """ "How many units are you ordering?", "How many of each?": a journey discovery step's
+    count of options (48 of 101 each)."""
+    slots = [
+        _slot("steps.0.k_rec", 3, "count", "number of options"),
+        _slot("steps.1.items.0.desc", "desk lamp"),
+        _slot("steps.1.items.0.qty", 2, "quantity", "quantity"),
+    ]
+    assert _asked(slots, "How many of each?") == ["steps.1.items.0.qty"]
+    assert "steps.0.k_rec" not in _asked(slots, "How many units are you ordering?")
