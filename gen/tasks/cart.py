@@ -35,7 +35,7 @@ Version history:
           again (the degraded page differs per call) instead of the product's hidden title:
           it typed title words no tool had shown (10 of 180 tasks at d 4–12 on 3k products,
           p_noise = 0). Redraws at d = 5 on 100k products: 17 per 300 tasks, 16 before.
-          A change of mind names the item it is about (``env.user.naming_the_item``): "the
+          A change of mind names the item it is about (``env.user.naming.naming_the_item``): "the
           item should be X" was said alike for an item swapped for X and for X added, and
           "the color should be Red" fitted any item sold in colours, so no agent could tell
           which was meant. Now "X instead of the <item>", "the extra item should be X as
@@ -164,7 +164,7 @@ Version history:
           message changes.
     1.8 — a question joining several asks ("What colour for the tumbler, and what size?")
           answers what the item it names lacks from the item that has it, as journey 3.2
-          tells (``env.user._asks_several``), where the customer said "I'm not sure". Replies
+          tells (``env.user.matching._asks_several``), where the customer said "I'm not sure". Replies
           only; every task id changes with the version.
           Also, the system prompt states the turn and call budget, as discovery 1.11's does: at
           d = 0–1 the oracle uses every turn, and the prompt's seven steps need more.

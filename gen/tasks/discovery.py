@@ -77,7 +77,7 @@ Version history:
           the stated constraints as "It has to be …", not "Ideally …", a wish an agent could
           rank instead of enforcing (1 of 20 tasks at each d ≥ 3 on 5k products).
     1.6 — the customer states their preference however they are asked how much a factor
-          matters (``env.user.KIND_WORDS["preference"]``: "how much does price matter",
+          matters (``env.user.words.KIND_WORDS["preference"]``: "how much does price matter",
           "how important", "weigh", "favourite brands", "care", "rank"). The system prompt
           invites "how much do price, rating, delivery and brand matter to you?", and only
           "what matters", "priorities", "prefer" or "care about" got it: those questions got
@@ -90,7 +90,7 @@ Version history:
           customer asks for (ask how many when they have not said)"): exactly ``k_rec`` is
           graded and the first message leaves it out on 39 of 60 tasks. An open question
           beside a specific one still gets every constraint ("requirements", "criteria",
-          "features"…, ``env.user.OPEN_PHRASES``): "How many options would you like, and any
+          "features"…, ``env.user.words.OPEN_PHRASES``): "How many options would you like, and any
           other requirements?" got the count alone on 49 of 49 tasks that left a
           constraint out, "What's your budget, and any other requirements?" the budget alone
           on 26.
@@ -246,10 +246,10 @@ Version history:
           and "How soon do you need it delivered?" with their priorities, which name their
           favourite brands and how much speed matters: of 130 tasks (5k, d = 0–12) 123 and 52
           got "I'm not sure"; none now. A held limit is still the answer alone
-          (``env.user.WEAK_WORDS["preference"]``). Replies only; every task id changes with
+          (``env.user.words.WEAK_WORDS["preference"]``). Replies only; every task id changes with
           the version.
     1.13 — a phrase inside a longer one asking for another fact asks nothing of its own
-          (``env.user._outmatched``): "How many units do you need?", "How many of each?" and
+          (``env.user.matching._outmatched``): "How many units do you need?", "How many of each?" and
           "How many days ago did it arrive?" got the number of options by "how many" (65 of
           65 tasks each, 5k, d = 0–12; 23 of 65 for the last); "I don't know" now. Replies
           only; every task id changes with the version.

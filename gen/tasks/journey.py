@@ -660,7 +660,7 @@ def _cart_items(i: int, sub_slots: tuple[Slot, ...]) -> dict[str, dict[str, Any]
     """Cart step ``i``'s item descriptions as journey script slots (``steps.<i>.items.<j>.desc``).
 
     The journey message says the items as one goal string, so without these the customer
-    could not say which item a quantity or variant is for (``env.user.naming_items_apart``).
+    could not say which item a quantity or variant is for (``env.user.naming.naming_items_apart``).
     """
     return {
         f"steps.{i}.{s.name}": {"value": s.value, "kind": "text", "label": "item"}

@@ -200,7 +200,7 @@ Version history:
     1.11 — as discovery 1.12: "Which brand do you want?" and "How soon do you need it
           delivered?" get the priorities where no limit is held (130 and 74 of 130 tasks got
           "I'm not sure"; none now)
-          (``env.user.WEAK_WORDS["preference"]``). Replies only; every task id changes with
+          (``env.user.words.WEAK_WORDS["preference"]``). Replies only; every task id changes with
           the version.
     1.12 — as discovery 1.13 ("How many units do you need?": the number of options on 65
           of 65 tasks), and "What kind of product?" gets the kind alone, not the original

@@ -375,7 +375,7 @@ def axes_unsaid(variants: list[dict[str, Any]], said: str) -> list[str]:
     return out
 
 
-#: How a change of mind says what it does to one item (``env.user.naming_the_item``): a new
+#: How a change of mind says what it does to one item (``env.user.naming.naming_the_item``): a new
 #: description replaces a named one, an extra item comes "as well", a value is "for" an item.
 _INSTEAD, _AS_WELL, _FOR = "instead of the", "as well", " for the "
 
