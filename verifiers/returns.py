@@ -91,13 +91,15 @@ def _checked(state: EpisodeState, goal: dict[str, Any]) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _refusal_stated(text: str) -> tuple[frozenset[str], bool]:
+def _refusal_stated(text: str, title: str | None) -> tuple[frozenset[str], bool]:
     """The refusal reasons ``text`` names, and whether it says the item is not eligible.
 
-    A pure function of the text, remembered: scoring replays the same final messages, and
+    The item's ``title`` (when the goal holds it) is no reason however it is worded. A pure
+    function of its arguments, remembered: scoring replays the same final messages, and
     reading them is most of grading a refusal.
     """
-    return frozenset(refusal_reasons_stated(text)), not_eligible_stated(text)
+    titles = (title,) if title else ()
+    return frozenset(refusal_reasons_stated(text, titles)), not_eligible_stated(text)
 
 
 def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
@@ -112,7 +114,7 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
         parts = _eligible_parts(goal, done, variants)
         parts["asked"] = _to_ask(task) <= state.answered_slots(before=done[0][1].get("turn"))
     else:
-        reasons, said_not_eligible = _refusal_stated(text)
+        reasons, said_not_eligible = _refusal_stated(text, goal.get("title"))
         parts = {
             "nothing_started": not done,
             "checked": _checked(state, goal),

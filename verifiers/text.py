@@ -1287,14 +1287,19 @@ _ELAPSED = re.compile(
 )
 
 
-def refusal_reasons_stated(text: str) -> set[str]:
+def refusal_reasons_stated(text: str, titles: tuple[str, ...] = ()) -> set[str]:
     """The refusal reasons (keys of :data:`REFUSAL_REASONS`) the text names.
 
     The return window named as still open is context, not the reason, and so are the
     faulty-item rule's exceptions. The window's rule with the days since delivery is the
-    window as the reason.
+    window as the reason. So is the item's name: each of ``titles`` (the product titles the
+    answer may quote) and each comma-separated part of one is read as no words at all, so
+    "Platform Bed, 7-Inch Under-Bed Clearance" names no clearance sale and "Engraved Bracelet"
+    no engraving (1.5% of titles at 100k products hold a reason's words).
     """
     low = " ".join(plain(text).split())
+    for title in titles:
+        low = _without_title(low, title)
     low = _FAULTY_EXCEPTIONS.sub(" ", _WINDOW_OPEN.sub(" ", low))
     said = {
         k
@@ -1304,6 +1309,16 @@ def refusal_reasons_stated(text: str) -> set[str]:
     if _WINDOW_RULE.search(low) and _ELAPSED.search(low):
         said.add("window")
     return said
+
+
+def _without_title(low: str, title: str) -> str:
+    """``low`` with ``title``, whole or any of its comma-separated parts, blanked out."""
+    whole = " ".join(plain(title).split())
+    parts = [p.strip() for p in whole.split(",")]
+    for part in sorted({whole, *parts}, key=len, reverse=True):
+        if len(part) > 3:
+            low = low.replace(part, " ")
+    return low
 
 
 def _said_as_reason(low: str, at: int) -> bool:
@@ -1321,7 +1336,8 @@ def _said_as_reason(low: str, at: int) -> bool:
 _REASONS = {
     k: re.compile(
         "|".join(
-            [re.escape(w) for w in words]
+            # "window" is no "Windows 11 Home" (a laptop's title, 1,035 of 100k products).
+            [re.escape(w) + (r"(?!s\b)" if w == "window" else "") for w in words]
             + ([_REFUSAL_PHRASES[k].pattern] if k in _REFUSAL_PHRASES else [])
         )
     )

@@ -404,7 +404,8 @@ Version history:
           of 69). "When did you look at it?", asked of an item never looked at, no longer
           gets another step's order date (91 of 182), nor "How many days ago did it arrive?"
           a quantity or the priorities (93 of 123). Its steps' customers answer as discovery
-          1.13, cart 1.10, returns 2.13, status 2.11 and policy 2.10 tell. Asks failing in a
+          1.13, cart 1.10, returns 2.13, status 2.11 and policy 2.10 tell, and its returns
+          steps read no refusal reason in the item's title, as returns 2.13 does. Asks failing in a
           customer audit's bank: 1,950 of 8,595 before, 1,399 now (most left are questions
           naming no step of a several-step journey, which a customer answers for every step).
           Replies only; every task id changes with the version.

@@ -227,8 +227,13 @@ Version history:
           detail telling the order apart ("I'm not sure" from 110 of 156 customers holding
           one, a third customer audit, 5k, d = 0–12), and "What condition is the item in?" no
           longer says the item back besides the condition (25 of 25). Asks answered wrongly
-          or with "I don't know" in the audit's bank: 174 of 5,148 before, 39 now. Replies
-          only; every task id changes with the version.
+          or with "I don't know" in the audit's bank: 174 of 5,148 before, 39 now. Every
+          task id changes with the version.
+          Also, the item's title is no refusal reason: the goal holds it (``title``) and the
+          reader blanks it, whole or any comma-separated part, before reading reasons, and
+          "window" no longer matches "Windows". 1,473 of 100k titles hold a reason's words
+          ("Windows 11 Home" 1,035, "Under-Bed Clearance" 271, "Engraved", "Custom Fit"
+          167): a refusal quoting such a title read a second, wrong reason.
 """
 
 from __future__ import annotations
@@ -387,6 +392,8 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         "method": method,
         "exchange": {k.split(".", 1)[1]: v for k, v in final.items() if k.startswith("exchange.")},
         "refusal": None if verdict.value else _refusal(memo, facts),
+        # The item's title: the refusal's reader reads no reason in it (verifiers.returns).
+        "title": ctx.store.product(line["product_id"])["title"],
         "days_since_delivery": days,
         "window_days": window.value,
         "item_ambiguous": ambiguous,

@@ -824,3 +824,58 @@ def test_asking_the_method_after_the_start_is_not_asking(shop_env, tasks):
         assert not score.details["parts"]["asked"]
         assert not score.is_correct
     assert guesses
+
+
+# -- 2.13: the item's title is no reason ---------------------------------------------------------
+
+BED = "Jordan Cove Queen Platform Bed Frame, 16-Inch Under-Bed Clearance, No Box Spring Needed"
+LAPTOP = "Rubio Studio 13-Inch Laptop, Intel Core i7, 16GB RAM, Windows 11 Home, Touchscreen"
+
+
+@pytest.mark.parametrize(
+    ("text", "reasons"),
+    [
+        (f"Sorry, your {BED} can't be returned: it's past its 30-day return window.", {"window"}),
+        ("Your platform bed (16-inch under-bed clearance) is outside the window.", {"window"}),
+        (f"The {LAPTOP} was a final-sale item, so it can't be returned.", {"final_sale"}),
+        # Said beside the title, the reason still counts.
+        (f"The {BED} was bought on clearance, so it can't be returned.", {"final_sale"}),
+    ],
+)
+def test_a_reasons_words_in_the_items_title_name_no_reason(text, reasons):
+    """1.5% of titles (100k products) hold a reason's words: "Under-Bed Clearance" read as a
+    final sale, "Windows 11" as the return window, beside the true reason (a wrong reason)."""
+    assert refusal_reasons_stated(text, (BED, LAPTOP)) == reasons
+
+
+def test_windows_is_no_return_window():
+    assert refusal_reasons_stated("The laptop runs Windows 11 and was final sale.") == {
+        "final_sale"
+    }
+
+
+def test_refusals_quoting_the_items_title_keep_the_oracles_reward(factory):
+    """The goal holds the item's title and the verifier reads no reason in it."""
+    seen = 0
+    for row in _refusal_rows(factory, n=6):
+        goal = row.decoded("goal")
+        product = factory.env.store.product(goal["product_id"])
+        assert goal["title"] == product["title"]
+        text = (
+            f"I checked order {goal['order_id']}. I'm sorry, but your {goal['title']} can't be "
+            f"returned because {_REASON_WORDS[goal['refusal']]}."
+        )
+        score, oracle_score = scored_with_final(factory.env, row, text)
+        assert score.is_correct, (text, score.details)
+        assert score.reward == oracle_score.reward
+        seen += 1
+    assert seen
+
+
+_REASON_WORDS = {
+    "window": "it's outside our 30-day return period",
+    "final_sale": "it was a final-sale item",
+    "perishable": "perishable items can't be taken back",
+    "personalised": "it was customized for you",
+    "hygiene": "opened hygiene products aren't returnable",
+}
