@@ -334,16 +334,19 @@ def test_every_reason_at_once_is_still_wrong():
     assert len(refusal_reasons_stated(text)) == 5
 
 
+#: How an assistant words each refusal reason.
+_REASON_WORDS = {
+    "window": "it's outside our 30-day return period",
+    "final_sale": "it was a final-sale item",
+    "perishable": "perishable items can't be taken back",
+    "personalised": "it was customized for you",
+    "hygiene": "opened hygiene products aren't returnable",
+}
+
+
 def test_honest_refusals_replayed_keep_the_oracles_reward(factory):
     """Replayed with the oracle's tool calls, an assistant-style refusal scores as the oracle."""
 
-    words = {
-        "window": "it's outside our 30-day return period",
-        "final_sale": "it was a final-sale item",
-        "perishable": "perishable items can't be taken back",
-        "personalised": "it was customized for you",
-        "hygiene": "opened hygiene products aren't returnable",
-    }
     seen = 0
     for d in range(13):
         for k in range(6):
@@ -353,7 +356,7 @@ def test_honest_refusals_replayed_keep_the_oracles_reward(factory):
                 continue
             text = (
                 f"Thanks for checking about order {goal['order_id']}.\n\nI'm sorry, but you "
-                f"can’t return it because {words[goal['refusal']]}.\n\nAnything else?"
+                f"can’t return it because {_REASON_WORDS[goal['refusal']]}.\n\nAnything else?"
             )
             score, oracle_score = scored_with_final(factory.env, row, text)
             assert score.is_correct, (text, score.details)
@@ -870,12 +873,3 @@ def test_refusals_quoting_the_items_title_keep_the_oracles_reward(factory):
         assert score.reward == oracle_score.reward
         seen += 1
     assert seen
-
-
-_REASON_WORDS = {
-    "window": "it's outside our 30-day return period",
-    "final_sale": "it was a final-sale item",
-    "perishable": "perishable items can't be taken back",
-    "personalised": "it was customized for you",
-    "hygiene": "opened hygiene products aren't returnable",
-}
