@@ -1142,7 +1142,6 @@ _INSTEAD = re.compile(r"[^.!?\n]*\bbut\b[^.!?\n]*")
 #: Why a return is refused → words that state that reason.
 REFUSAL_REASONS: dict[str, tuple[str, ...]] = {
     "window": (
-        "window",
         "return period",
         "too late",
         "expired",
@@ -1247,6 +1246,8 @@ _REFUSAL_PHRASES: dict[str, re.Pattern[str]] = {
         r"|(?:more|longer) than \d+ days (?:ago|since|after))\b"
         # The window as a limit: "our policy only allows returns within 15 days".
         r"|\b(?:only|must)(?: [\w-]+){0,3}? within \d+\b"
+        # The window itself, not "Windows 11 Home" (a laptop's title, 1,035 of 100k products).
+        r"|window(?!s\b)"
     ),
     "perishable": re.compile(r"\bfood(?:[- ]safety| items?| products?)\b|\bgrocer(?:y|ies)\b"),
     "final_sale": re.compile(r"\b(?:sold|marked)(?: as)? final\b"),
@@ -1336,8 +1337,7 @@ def _said_as_reason(low: str, at: int) -> bool:
 _REASONS = {
     k: re.compile(
         "|".join(
-            # "window" is no "Windows 11 Home" (a laptop's title, 1,035 of 100k products).
-            [re.escape(w) + (r"(?!s\b)" if w == "window" else "") for w in words]
+            [re.escape(w) for w in words]
             + ([_REFUSAL_PHRASES[k].pattern] if k in _REFUSAL_PHRASES else [])
         )
     )

@@ -463,15 +463,16 @@ _ASKING_ONLY = frozenset(
 )
 
 
-def _outmatched(m: _Matcher, grams: frozenset[tuple[str, ...]]) -> bool:
+def _outmatched(m: _Matcher, grams: frozenset[tuple[str, ...]], long: Phrases) -> bool:
     """Each of ``m``'s phrases in the question lies inside a longer one asking for another fact.
 
-    "When did you look at it?", asked of a cart item seen nowhere, got a journey returns
-    step's order date by "when did you" (91 of 182 asks); "How many days ago did it arrive?"
-    a quantity by "how many" (93 of 123).
+    ``long``: the question's phrases of :data:`_LONG_PHRASES`. "When did you look at it?",
+    asked of a cart item seen nowhere, got a journey returns step's order date by "when did
+    you" (91 of 182 asks); "How many days ago did it arrive?" a quantity by "how many" (93 of
+    123).
     """
     own = grams & m.strong
-    longer = [q for q in grams & _LONG_PHRASES if q not in m.strong]
+    longer = [q for q in long if q not in m.strong]
     return all(
         any(
             len(q) > len(p) and _positions(q, p) and not _ASKING_ONLY.issuperset(set(q) - set(p))
@@ -562,7 +563,8 @@ def match_slots(
     )
     heard = compiled.heard(switched)
     hits = [m for m in heard if not grams.isdisjoint(m.strong)]
-    outmatched = [m for m in hits if _outmatched(m, grams)]
+    long = grams & _LONG_PHRASES
+    outmatched = [m for m in hits if long and _outmatched(m, grams, long)]
     hits = [m for m in hits if m not in outmatched]
     # A question asking for a fact the script holds no slot for (an item's condition, an
     # order total, a quantity, a fact a longer phrase asks for) is no question about the item

@@ -344,6 +344,13 @@ _REASON_WORDS = {
 }
 
 
+def _assert_graded_as_the_oracle(factory, row, text):
+    """The oracle's calls with ``text`` as the final message score as the oracle does."""
+    score, oracle_score = scored_with_final(factory.env, row, text)
+    assert score.is_correct, (text, score.details)
+    assert score.reward == oracle_score.reward
+
+
 def test_honest_refusals_replayed_keep_the_oracles_reward(factory):
     """Replayed with the oracle's tool calls, an assistant-style refusal scores as the oracle."""
 
@@ -358,9 +365,7 @@ def test_honest_refusals_replayed_keep_the_oracles_reward(factory):
                 f"Thanks for checking about order {goal['order_id']}.\n\nI'm sorry, but you "
                 f"can’t return it because {_REASON_WORDS[goal['refusal']]}.\n\nAnything else?"
             )
-            score, oracle_score = scored_with_final(factory.env, row, text)
-            assert score.is_correct, (text, score.details)
-            assert score.reward == oracle_score.reward
+            _assert_graded_as_the_oracle(factory, row, text)
             seen += 1
     assert seen
 
@@ -868,8 +873,6 @@ def test_refusals_quoting_the_items_title_keep_the_oracles_reward(factory):
             f"I checked order {goal['order_id']}. I'm sorry, but your {goal['title']} can't be "
             f"returned because {_REASON_WORDS[goal['refusal']]}."
         )
-        score, oracle_score = scored_with_final(factory.env, row, text)
-        assert score.is_correct, (text, score.details)
-        assert score.reward == oracle_score.reward
+        _assert_graded_as_the_oracle(factory, row, text)
         seen += 1
     assert seen
