@@ -157,7 +157,7 @@ Version history:
           first on 20 of 39 delivered orders, 5k products, d = 0–12). Left: "probably",
           "likely" and "I believe" before the true status still pass.
           Also, a day written without its month is read on the side of today its sentence
-          tells (``verifiers.text._tense_before``): "it was delivered on Tuesday the 10th",
+          tells (``verifiers.text.dates._tense_before``): "it was delivered on Tuesday the 10th",
           written on March 2, 2026, was March 10 (also a Tuesday, and nearer), and "delivered
           on the 28th" this month's; honest answers so written were graded wrong on 5 of 35
           tasks. And a slash date whose first number can be no month ("21/02/2026") is read

@@ -21,26 +21,31 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from shopgen.verifiers import text as T
+from shopgen.verifiers.text import carriers, codes, dates, normalize, statuses
 
 # -- the plain computations (the readers before their fast paths) ----------------------------------
 
 
 def plain_ref(text: str) -> str:
-    return re.sub(r"[ \t\r\f\v]+", " ", text.lower().translate(T._PLAIN))
+    return re.sub(r"[ \t\r\f\v]+", " ", text.lower().translate(normalize._PLAIN))
 
 
 def statements_ref(text: str) -> dict[str, bool]:
     low = plain_ref(text)
-    for pattern, repl in T._NOT_STATUS:
+    for pattern, repl in statuses._NOT_STATUS:
         low = pattern.sub(repl, low)
-    low = T._table_statuses(low)
+    low = statuses._table_statuses(low)
     said = {}
-    for status, pattern in T._ASSERTIONS.items():
+    for status, pattern in statuses._ASSERTIONS.items():
         past = [
             m.group(0).startswith("was ") or m.group("past") is not None
             for m in pattern.finditer(low)
-            if not T._NEGATED.search(low, max(0, m.start() - T._NEGATION_REACH), m.end())
-            and not (m.group(0).startswith("and") and T._MODAL_CLAUSE.search(low[: m.start()]))
+            if not statuses._NEGATED.search(
+                low, max(0, m.start() - statuses._NEGATION_REACH), m.end()
+            )
+            and not (
+                m.group(0).startswith("and") and statuses._MODAL_CLAUSE.search(low[: m.start()])
+            )
         ]
         if past:
             said[status] = all(past)
@@ -56,25 +61,26 @@ def dates_in_ref(text: str, *, year: int, today: date | None = None) -> set[date
                 found.add(date(y or year, m, d))
                 return
             near = [
-                date(today.year + k, m, d) for k in (-1, 0, 1) if T._valid(today.year + k, m, d)
+                date(today.year + k, m, d) for k in (-1, 0, 1) if dates._valid(today.year + k, m, d)
             ]
             found.add(min(near, key=lambda x: (abs((x - today).days), x)))
 
-    for y, m, d in T._ISO.findall(text):
+    for y, m, d in dates._ISO.findall(text):
         add(int(y), int(m), int(d))
-    for mon, d, y in T._MONTH_DAY.findall(text):
-        if mon.lower() in T._MONTHS:
-            add(int(y) if y else None, T._MONTHS[mon.lower()], int(d))
-    for d, mon, y in T._DAY_MONTH.findall(text):
-        if mon.lower() in T._MONTHS:
-            add(int(y) if y else None, T._MONTHS[mon.lower()], int(d))
-    for m, d, y in T._SLASH.findall(text):
+    for mon, d, y in dates._MONTH_DAY.findall(text):
+        if mon.lower() in dates._MONTHS:
+            add(int(y) if y else None, dates._MONTHS[mon.lower()], int(d))
+    for d, mon, y in dates._DAY_MONTH.findall(text):
+        if mon.lower() in dates._MONTHS:
+            add(int(y) if y else None, dates._MONTHS[mon.lower()], int(d))
+    for m, d, y in dates._SLASH.findall(text):
         yy = int(y) + 2000 if y and len(y) == 2 else (int(y) if y else None)
         first, second = int(m), int(d)
         add(yy, *((second, first) if first > 12 and second <= 12 else (first, second)))
     if today is not None:
         found |= {
-            today + timedelta(days=T._RELATIVE[w]) for w in T._RELATIVE_RE.findall(text.lower())
+            today + timedelta(days=dates._RELATIVE[w])
+            for w in dates._RELATIVE_RE.findall(text.lower())
         }
     return found
 
@@ -82,11 +88,11 @@ def dates_in_ref(text: str, *, year: int, today: date | None = None) -> set[date
 def weekday_claims_ref(text: str, today: date) -> list[frozenset[date]]:
     claims = []
     low = plain_ref(text)
-    for m in T._WEEKDAY_RE.finditer(low):
-        if T._DATE_BEFORE.search(low[: m.start()][-8:]):
+    for m in dates._WEEKDAY_RE.finditer(low):
+        if dates._DATE_BEFORE.search(low[: m.start()][-8:]):
             continue
         which, name = m.groups()
-        index = T._WEEKDAYS.index(name)
+        index = dates._WEEKDAYS.index(name)
         ahead = (index - today.weekday()) % 7 or 7
         behind = (today.weekday() - index) % 7 or 7
         future, past = today + timedelta(days=ahead), today - timedelta(days=behind)
@@ -101,21 +107,21 @@ def weekday_claims_ref(text: str, today: date) -> list[frozenset[date]]:
 
 def carriers_ref(text: str) -> set[str]:
     low = " ".join(plain_ref(text).split())
-    return {name for name, pattern in T._CARRIER_RES.items() if pattern.search(low)}
+    return {name for name, pattern in carriers._CARRIER_RES.items() if pattern.search(low)}
 
 
 def code_stated_ref(text: str, code: str) -> bool:
-    squash = re.compile(rf"{T._SEP}|[{T._INVISIBLE_CHARS}]")
+    squash = re.compile(rf"{codes._SEP}|[{codes._INVISIBLE_CHARS}]")
     return squash.sub("", code).lower() in squash.sub("", text).lower()
 
 
 def test_the_squash_table_deletes_exactly_the_separators_and_invisibles():
     # code_stated's translation must delete what the tracking scan reads as a separator:
     # a character only one of them knew once let a list of numbers hide behind it.
-    sep = re.compile(T._SEP)
-    deleted = {c for c in map(chr, range(0x110000)) if c.translate(T._SQUASHED) == ""}
+    sep = re.compile(codes._SEP)
+    deleted = {c for c in map(chr, range(0x110000)) if c.translate(codes._SQUASHED) == ""}
     wanted = {c for c in map(chr, range(0x110000)) if sep.fullmatch(c)}
-    assert deleted == wanted | set(T._INVISIBLE_CHARS)
+    assert deleted == wanted | set(codes._INVISIBLE_CHARS)
 
 
 def outcome(fn, *args, **kwargs):
@@ -130,7 +136,7 @@ def outcome(fn, *args, **kwargs):
 
 TOKENS = [
     *(w for words in T.STATUS_WORDS.values() for w in words),
-    *T._UNDER_WAY_WORDS,
+    *statuses._UNDER_WAY_WORDS,
     *("is", "was", "has", "have", "been", "got", "it's", "status", "status:", "currently", "now"),
     *("already", "or", "and", "order", "package", "it", "items", "your", "the", "on"),
     *("not", "n't", "hasn't", "hasn’t", "never", "yet to", "if", "once", "should", "will"),
@@ -166,7 +172,7 @@ def test_plain_equals_the_plain_rewrite(text):
 def test_statements_equal_the_plain_reading_whatever_the_digits(text, digit):
     # Texts differing only in their digits share one remembered reading: it must be each one's.
     for variant in (text, re.sub("[0-9]", digit, text)):
-        assert dict(T._statements(variant)) == statements_ref(variant)
+        assert dict(statuses._statements(variant)) == statements_ref(variant)
         assert T.asserted_statuses(variant) == set(statements_ref(variant)) - {T.UNDER_WAY}
         assert T.carriers_named(variant) == carriers_ref(variant)
 
@@ -200,7 +206,7 @@ def test_a_month_spelled_with_look_alike_letters_is_no_date_and_no_error(text):
 def test_case_folding_holds_every_month_prefix_the_case_insensitive_regexes_see():
     # The month guard looks for the prefixes in text.casefold(): every character re.I reads as
     # one of their letters must fold to that letter, or a month would be missed.
-    letters = sorted({c for prefix in T._MONTH_PREFIXES for c in prefix})
+    letters = sorted({c for prefix in dates._MONTH_PREFIXES for c in prefix})
     every = "".join(chr(i) for i in range(sys.maxunicode + 1) if not 0xD800 <= i < 0xE000)
     for letter in letters:
         seen = set(re.findall(letter, every, re.I))

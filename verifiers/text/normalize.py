@@ -1,0 +1,114 @@
+"""The text every reader reads: plain lower case, digits zeroed, number words as digits.
+
+Assistants write markup, curly quotes and numbers in words; each reader matches words and
+digits, so it reads the answer through these rewrites rather than the raw text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+#: What a number counts when it is not an amount of money: after "$4.99 - " a "2 business
+#: days" is a delivery time, not the top of a price range.
+COUNT_UNIT = (
+    r"\s*(?:[%\uff05]|(?:percent|per cent|pct|calendar|business|working|days?|weeks?|months?"
+    r"|years?|hours?|hrs?|minutes?|mins?|items?|units?|pieces?|orders?|times?|am|pm|a\.m"
+    r"|p\.m|payments?|installments?|lbs?|pounds?|kg|oz|miles?)\b)"
+)
+
+
+@lru_cache(maxsize=1024)
+def plain(text: str) -> str:
+    """``text`` lower-cased without markdown emphasis, curly quotes or runs of blanks.
+
+    Assistants write "**in transit**", "`1Z…`", "hasn’t" and raw field values ("in_transit");
+    the readers below match words, so markup between the words must not hide them. Line
+    breaks are kept: a bullet's first word starts a line. Remembered: one verdict reads the
+    same answer for its status, weekdays and carrier. Most answers hold no markup and no run
+    of blanks, so each rewrite runs only when its characters are there (it would change
+    nothing otherwise).
+    """
+    low = text.lower()
+    if _MARKUP.search(low):
+        low = low.translate(_PLAIN)
+    if "  " in low or any(blank in low for blank in "\t\r\f\v"):
+        low = _BLANKS.sub(" ", low)
+    return low
+
+
+_PLAIN = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "*": " ", "`": " ", "_": " "})
+_MARKUP = re.compile("[" + re.escape("".join(map(chr, _PLAIN))) + "]")
+_BLANKS = re.compile(r"[ \t\r\f\v]+")
+
+
+#: ASCII digits as 0. No status's words and no carrier's name hold a digit, and every digit is a
+#: word character as 0 is, so the statuses and carriers a text names are those its copy with
+#: digits zeroed names (same length, same word boundaries, same words).
+ZERO_DIGITS = str.maketrans("123456789", "0" * 9)
+
+
+@lru_cache(maxsize=256)
+def zeroed(text: str) -> str:
+    """``text`` with its digits zeroed (:data:`ZERO_DIGITS`), remembered for the verdict's readers.
+
+    Answers differ mostly in their numbers (order ids, dates, tracking numbers): zeroed, the
+    answers of many tasks are one text, and what it asserts is read once for all of them.
+    """
+    return text.translate(ZERO_DIGITS)
+
+
+_ONES = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
+_TENS |= {"eighty": 80, "ninety": 90}
+_WORD_NUMBER = re.compile(
+    rf"\b(?:({'|'.join(_TENS)})(?:[\s-]({'|'.join(_ONES[1:10])}))?|({'|'.join(_ONES)})|(a|an))"
+    r"(?=[\s-]+(?:calendar[\s-]+|business[\s-]+|working[\s-]+)?"
+    r"(?:percent|per cent|days?|weeks?|months?|years?)\b)",
+    re.I,
+)
+
+
+def digits(text: str) -> str:
+    """Number words before a unit as digits: "fifteen percent", "a one-year warranty", "a year"."""
+
+    def value(m: re.Match[str]) -> str:
+        tens, ones, small, article = m.groups()
+        if article:
+            return "1"
+        if small:
+            return str(_ONES.index(small.lower()))
+        return str(_TENS[tens.lower()] + (_ONES.index(ones.lower()) if ones else 0))
+
+    return _WORD_NUMBER.sub(value, _SPANS.sub(lambda m: _SPAN_DIGITS[m.group(0).lower()], text))
+
+
+#: Spans of time said without a number: "half a year", "the next business day".
+_SPAN_DIGITS = {
+    "half a year": "6 months",
+    "a year and a half": "18 months",
+    "next business day": "1 business day",
+    "next-business-day": "1 business day",
+}
+_SPANS = re.compile("|".join(rf"\b{re.escape(k)}\b" for k in _SPAN_DIGITS), re.I)

@@ -1,0 +1,279 @@
+"""Order statuses an answer asserts, offers as possible, or tells as history.
+
+A status counts as asserted when it follows a verb or a "status" label ("is delivered",
+"has shipped", "status: cancelled"), so narrative mentions ("the order you placed on March
+1") assert nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from types import MappingProxyType
+
+from shopgen.verifiers.text.normalize import plain, zeroed
+
+#: Status → the words that assert it.
+STATUS_WORDS: dict[str, tuple[str, ...]] = {
+    "placed": ("placed", "received", "confirmed"),
+    "processing": ("processing", "being processed", "being prepared"),
+    "shipped": ("shipped", "dispatched"),
+    "in_transit": ("in transit", "in-transit", "out for delivery"),
+    "delivered": ("delivered", "arrived"),
+    "cancelled": ("cancelled", "canceled"),
+}
+#: Words true of an order that has shipped and is not delivered yet, whichever of the two
+#: statuses the store shows: "it has shipped and is on its way" tells a shipped order's status.
+UNDER_WAY = "under_way"
+_UNDER_WAY_WORDS = (
+    "on its way",
+    "on the way",
+    "en route",
+    "heading your way",
+    "headed your way",
+    "making its way",
+)
+#: Statuses whose words may accompany another status without contradicting it.
+COMPATIBLE: dict[str, frozenset[str]] = {
+    "shipped": frozenset({UNDER_WAY}),
+    "in_transit": frozenset({"shipped", UNDER_WAY}),
+    "delivered": frozenset({"shipped"}),
+}
+#: An order's statuses in the order it passes through them (``shopgen.gen.world``).
+_LIFECYCLE = ("placed", "processing", "shipped", "in_transit", "delivered")
+#: The stages an order of each status has passed through: told in the past tense ("it was
+#: placed on March 1 and was delivered on the 4th") they are its history, not a rival status.
+#: A cancelled order was cancelled before it shipped.
+HISTORY: dict[str, frozenset[str]] = {
+    **{status: frozenset(_LIFECYCLE[:i]) for i, status in enumerate(_LIFECYCLE)},
+    "delivered": frozenset({*_LIFECYCLE[:4], UNDER_WAY}),
+    "cancelled": frozenset({"placed", "processing"}),
+}
+_LEAD = (
+    r"(?:\bis\b|\bwas\b|\bhas\b|\bhave\b|\bbeen\b|\bgot\b|'s\b|\bstatus\b\s*(?:is|:)?"
+    r"|\bcurrently\b|\bnow\b|\balready\b|\b(?:shows?|shown|showing|listed|marked)\s+as\b)"
+)
+#: What the order is called when it is the subject of a bare past verb ("your order shipped",
+#: "the package arrived on March 4"): history told in the past tense.
+_SUBJECT = r"\b(?:order|package|parcel|shipment|it|item|items)"
+#: An order id written after the order's name ("order 356-1234567-1234567 arrived"), digits
+#: zeroed as the statuses are read (:func:`zeroed`).
+_ORDER_ID = r"(?:\s+#?\d[\d-]*\d)?"
+
+#: What follows a present perfect told as history: "and" and a present clause that is no
+#: negation ("has been placed and is being processed"; not "… and is not processed yet",
+#: where "has been placed" is the status now).
+_THEN_NOW = (
+    r"(?=,?\s+and\s+(?:(?:it|is|has|'s|now|currently|already|still)\b\s*)+"
+    r"(?!not\b|never\b|yet\b|\w*n't\b)\w)"
+)
+
+
+def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One status's words as one regex: after a lead ("is", "has been" …), after "status".
+
+    Or offered as an alternative ("… or delivered", "in transit/delivered"): a hedge over
+    statuses asserts them all.
+    Or right after the order as a bare past verb ("your order shipped", "order 356-… arrived":
+    an order id may stand between), after "and" ("it shipped on March 1 and arrived on the
+    4th"), or opening a line (a bullet or an emoji: "- Delivered: March 4", "✅ Delivered"):
+    these tell what happened, in
+    the past, and so does the present perfect "has been …" followed by "and" and a present
+    clause ("has been placed and is being processed" tells the order's history, then its
+    status; "has been placed and is not processed yet" tells its status). A lead may end in a colon ("is:
+    Processing"), and a heading may set the status after the order by a dash or a colon
+    ("Order 123 — In transit"). "Shows as"/"listed as"/"marked as" lead too.
+    """
+    alts = "|".join(re.escape(w) for w in words)
+    return re.compile(
+        rf"(?P<past>\bha(?:s|ve)\s+(?:(?:already|now)\s+)?been\s+(?:{alts})\b{_THEN_NOW}"
+        rf"|(?:{_SUBJECT}{_ORDER_ID}|\band)\s+(?:{alts})\b|^[^\w\n]*(?:{alts})\b)"
+        rf"|{_LEAD}:?(?:\s+\w+){{0,2}}?\s+(?:{alts})\b|\bstatus\b[^.]{{0,20}}\b(?:{alts})\b"
+        rf"|\bor\b(?:\s+\w+){{0,2}}?\s+(?:{alts})\b|(?<=\w)\s*/\s*(?:{alts})\b"
+        rf"|\b(?:order|package|parcel|shipment){_ORDER_ID}\s*(?:[:|\u2013\u2014]|\s-)\s*(?:{alts})\b",
+        re.M,
+    )
+
+
+_WORDS = {**STATUS_WORDS, UNDER_WAY: _UNDER_WAY_WORDS}
+_ASSERTIONS = {status: _assertion(tuple(words)) for status, words in _WORDS.items()}
+#: A negation, a condition or a modal in an assertion's words or just before them ("has not
+#: been", "hasn't been", "if it has shipped", "should have arrived"): nothing is asserted.
+_NEGATED = re.compile(
+    r"\bnot\b|n't\b|\bnever\b|\byet to\b|\bif\b|\bonce\b|\bunless\b|\bshould\b|\bwould\b"
+    r"|\bcould\b|\bmight\b|\bwill\b|\bbefore\b|\buntil\b|\bnothing\b"
+)
+#: A modal earlier in the clause of a status joined by "and" ("should be shipped and
+#: delivered by March 5"): the joined status is as unasserted as the first.
+_MODAL_CLAUSE = re.compile(
+    r"\b(?:should|would|could|might|may|will|expected to|going to|yet to)\b[^.;:!?\n]*$"
+)
+#: How many characters before an assertion a negation still negates it.
+_NEGATION_REACH = 12
+#: Words that look like a status's but are not the order's: the agent telling what it did
+#: ("I have confirmed …", "we've received your question"), the delivery being confirmed
+#: ("delivery is confirmed for March 6"), and an order "being delivered" (it is on its way).
+#: A stage the order waits for ("awaiting processing", "ready to be shipped") is not its
+#: status yet; the store doing a stage's work ("we're preparing your order", "we are
+#: processing it") is the order being processed.
+_NOT_STATUS = (
+    (re.compile(r"\b(?:i|we)(?:'ve| have)? (?:confirmed|received|checked)\b"), "i looked"),
+    (re.compile(r"\bdelivery (?:is |was |has been )?(?:confirmed|scheduled)\b"), "delivery noted"),
+    (re.compile(r"\bbeing delivered\b"), "in transit"),
+    (
+        re.compile(
+            r"\b(?:awaiting|pending|waiting (?:for|to be)|ready (?:for|to be)|about to be)"
+            r" (?:processing|processed|shipment|shipping|shipped|dispatch|dispatched|delivery"
+            r"|delivered)\b"
+        ),
+        "waiting",
+    ),
+    (
+        re.compile(
+            r"\bwe(?:'re| are) (?:currently |now |still )?(?:preparing|processing|packing)\b"
+        ),
+        "it is being prepared",
+    ),
+)
+
+
+def _status_text(text: str) -> str:
+    low = plain(text)
+    for pattern, repl in _NOT_STATUS:
+        low = pattern.sub(repl, low)
+    return _table_statuses(low) if "|" in low else low
+
+
+def _table_statuses(low: str) -> str:
+    """``low`` with each Markdown table cell under a "Status" heading led by "status".
+
+    "| 441-… | In Transit |" under "| Order | Status |" states the status as "status: in
+    transit" does; the cell alone has no lead word (83 of 260 table answers failed).
+    """
+    lines = low.split("\n")
+    column = None
+    for i, line in enumerate(lines):
+        if not line.lstrip().startswith("|"):
+            column = None
+            continue
+        cells = line.split("|")
+        if column is None:
+            column = next((j for j, c in enumerate(cells) if c.strip() == "status"), None)
+        elif column < len(cells) and not set(cells[column].strip()) <= set("-: "):
+            cells[column] = f" status {cells[column].strip()} "
+            lines[i] = "|".join(cells)
+    return "\n".join(lines)
+
+
+def asserted_statuses(text: str) -> set[str]:
+    """The order statuses the text asserts (see the module docstring).
+
+    A status offered as an alternative counts as asserted ("has shipped, or maybe was
+    delivered" asserts both, so a hedge over statuses contradicts itself), and a negated one
+    does not ("it has not been cancelled", "hasn't been delivered yet" assert nothing about
+    cancellation or delivery). Words true of both shipped and in-transit orders ("on its
+    way") assert neither alone.
+    """
+    return set(_statements(text)) - {UNDER_WAY}
+
+
+def _statements(text: str) -> Mapping[str, bool]:
+    """Each asserted status, and whether every assertion of it is in the past tense ("was …").
+
+    Read once per text with digits zeroed (:func:`zeroed`); the mapping is shared, read-only.
+    """
+    return _statements_of(zeroed(text))
+
+
+#: An alternative inside one assertion: "was delivered or in transit" offers "in transit" as
+#: the order's status now, not as its history (read as history, it passed for a delivered
+#: order: 20 of 39 delivered orders, 5k products, d = 0–12).
+_OFFERED = re.compile(r"\bor\b")
+
+
+@lru_cache(maxsize=4096)
+def _statements_of(text: str) -> Mapping[str, bool]:
+    low = _status_text(text)
+    said = {}
+    for status, pattern in _ASSERTIONS.items():
+        # A cheap substring test first: the regex cannot match without one of the words.
+        if not any(w in low for w in _WORDS[status]):
+            continue
+        past = [
+            (m.group(0).startswith("was ") and not _OFFERED.search(m.group(0)))
+            or m.group("past") is not None
+            for m in pattern.finditer(low)
+            if not _NEGATED.search(low, max(0, m.start() - _NEGATION_REACH), m.end())
+            and not (m.group(0).startswith("and") and _MODAL_CLAUSE.search(low, 0, m.start()))
+        ]
+        if past:
+            said[status] = all(past)
+    return MappingProxyType(said)
+
+
+def _possibility(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One status's words said as a possibility about the order now.
+
+    "It might have been delivered already", "it may have shipped", "it could already be
+    delivered", "it may also be shipped by now", "it might still be in transit": a perfect
+    after "may/might/could", or "be" with "already", "still" or "by now". Not a future event
+    ("it could be delivered tomorrow") and not a negation ("it may not have shipped").
+    "Delivered on February 20, though it might still be in transit" passed for a delivered
+    order.
+    """
+    alts = "|".join(re.escape(w) for w in words)
+    modal = r"\b(?:may|might|could)\s+(?:(?:also|well|even|very)\s+)*"
+    return re.compile(
+        rf"{modal}(?:already\s+)?have\s+(?:already\s+)?(?:been\s+)?(?:{alts})\b"
+        rf"|{modal}(?:already|still)\s+be\s+(?:{alts})\b"
+        rf"|{modal}be\s+still\s+(?:{alts})\b"
+        rf"|{modal}be\s+(?:already\s+)?(?:{alts})\b(?=[^.;!?\n]{{0,30}}\b(?:already|by now)\b)"
+    )
+
+
+_POSSIBILITIES = {status: _possibility(tuple(words)) for status, words in _WORDS.items()}
+
+
+@lru_cache(maxsize=4096)
+def _possible_of(text: str) -> frozenset[str]:
+    low = _status_text(text)
+    return frozenset(
+        status
+        for status, pattern in _POSSIBILITIES.items()
+        if any(w in low for w in _WORDS[status]) and pattern.search(low)
+    )
+
+
+def possible_statuses(text: str) -> frozenset[str]:
+    """The statuses the text says the order may have now (:func:`_possibility`).
+
+    Not assertions (:func:`asserted_statuses` keeps the reading its fast paths are checked
+    against), but a status offered as possible is offered: "it is in transit (it might have
+    been delivered already)" hedges over two statuses, as "in transit or delivered" does.
+    """
+    return _possible_of(zeroed(text))
+
+
+def status_stated(text: str, truth: str) -> bool:
+    """The text asserts ``truth`` and no status that contradicts it.
+
+    Compatible statuses (shipped, for an order in transit or delivered) may be asserted in any
+    tense; the stages before ``truth`` (:data:`HISTORY`) only in the past tense, as history:
+    "it has been placed and is not processed yet" claims a current status. Words true of any
+    order under way ("it's on its way") state a shipped or an in-transit order's status. A
+    status said to be possible now (:func:`possible_statuses`) must be compatible too: a hedge
+    over statuses states a wrong one.
+    """
+    said = _statements(text)
+    allowed = COMPATIBLE.get(truth, frozenset())
+    history = HISTORY.get(truth, frozenset())
+    stated = truth in said or (UNDER_WAY in said and UNDER_WAY in allowed and not said[UNDER_WAY])
+    return (
+        stated
+        and all(
+            status == truth or status in allowed or (past and status in history)
+            for status, past in said.items()
+        )
+        and all(status == truth or status in allowed for status in possible_statuses(text))
+    )
