@@ -104,10 +104,10 @@ ENVS: tuple[EnvSpec, ...] = (
         "H_orders",
         "p_switch",
     ),
-    _spec("status", "2.11", "tell the customer where an order is", *_COMMON, "H_orders"),
+    _spec("status", "2.12", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
-        "2.10",
+        "2.11",
         "answer a store-policy question decided by B_branch clauses",
         *_COMMON,
         "B_branch",
@@ -124,7 +124,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "3.5",
+        "3.6",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

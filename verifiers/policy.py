@@ -42,27 +42,34 @@ def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()
     are skipped. An answer that writes no number of its unit may say zero in words ("there's
     no restocking fee", "return shipping is free"): it states 0. A percentage fee may be said
     as the share paid back ("you get 90% back" states a 10% fee), a discount as the share
-    paid ("you pay 95% of the usual price" states a 5% discount).
+    paid ("you pay 95% of the usual price" states a 5% discount). Values told as arithmetic
+    on the answer ("$35.51 back", "35 days left") are the answer only when nothing else is:
+    beside a stated value or a zero in words they are skipped.
     """
     if goal["kind"] == "boolean":
         return yes_no_stated(text) == {bool(goal["value"])}
     unit = goal["unit"]
     truth = float(goal["value"])
     kind = ZERO_KINDS.get(goal.get("topic", ""), "")
+
+    def told(stated: list[float]) -> list[float]:
+        return [
+            v
+            for v in stated
+            if number_matches(v, truth, unit=unit)
+            or not any(number_matches(v, f, unit=unit) for f in ignore)
+        ]
+
     if unit == "percent" and kind in ("fee", "restocking"):
-        stated = fee_percents_stated(text)
+        values = told(fee_percents_stated(text))
     elif unit == "percent" and kind == "discount":
-        stated = fee_percents_stated(text, PAID_SHARE_RE)
+        values = told(fee_percents_stated(text, PAID_SHARE_RE))
     else:
-        stated = numbers_stated(text, unit)
-    values = [
-        v
-        for v in stated
-        if number_matches(v, truth, unit=unit)
-        or not any(number_matches(v, f, unit=unit) for f in ignore)
-    ]
+        values = told(numbers_stated(text, unit, derived=False))
     if not values and zero_stated(text, kind):
         values = [0.0]
+    if not values:
+        values = told(numbers_stated(text, unit, derived=True))
     return bool(values) and all(number_matches(v, truth, unit=unit) for v in values)
 
 

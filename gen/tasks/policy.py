@@ -261,6 +261,21 @@ Version history:
           tasks, 5k, d = 0–12); "Which state is it being shipped to?" no longer adds the
           shipping method (33). Asks failing in a customer audit's bank: 83 of 4,992 before,
           17 now. Replies only; every task id changes with the version.
+    2.11 — the final answer is read in the wordings of a paraphrase bank written apart from
+          the readers (400 answers to 20 questions): honest answers read wrong fell from 31
+          of 280 to 4, hedges and wrong answers read right from 10 of 120 to 3 (none a hedge
+          over two answers). Arithmetic on the answer beside it is skipped ("$35.51 back",
+          "bringing your total to $27.99", "$29.00 over the minimum", "35 days left",
+          "Remaining: 27 days"), and is the answer only when nothing else is said; a yearly
+          fee's monthly share is no yearly fee ("$99 per month" is wrong). Numbers in words
+          with their digits ("forty-five (45) days"), money in words ("ninety-nine dollars",
+          "five dollars and ninety-nine cents"), "two full years", zero said as "we don't
+          provide our own warranty", "there isn't a bulk discount", "Discount: none", "100%
+          of your $120.00 comes back to you", and "**Returnable:** No" are read. "Whether
+          shipping is free depends …", "I can't say whether we'll match it" and "you may or
+          may not be able to" answer nothing; "1- or 2-year" is a hedge. A policy audit's
+          5,658 cheats: 140 fewer pass ("about nine dollars ($10.99)"). Every task id
+          changes with the version.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ def plain_ref(text: str) -> str:
 
 def statements_ref(text: str) -> dict[str, bool]:
     low = plain_ref(text)
-    for pattern, repl in statuses._NOT_STATUS:
+    for pattern, repl in statuses._REWRITES:
         low = pattern.sub(repl, low)
     low = statuses._table_statuses(low)
     said = {}
@@ -45,6 +45,11 @@ def statements_ref(text: str) -> dict[str, bool]:
             )
             and not (
                 m.group(0).startswith("and") and statuses._MODAL_CLAUSE.search(low[: m.start()])
+            )
+            and not statuses._NEGATED_AFTER.match(low, m.end())
+            and not (
+                m.group(0).startswith("or")
+                and statuses._NEGATED_BEFORE_OR.search(low[: m.start()][-40:])
             )
         ]
         if past:
@@ -77,6 +82,9 @@ def dates_in_ref(text: str, *, year: int, today: date | None = None) -> set[date
         yy = int(y) + 2000 if y and len(y) == 2 else (int(y) if y else None)
         first, second = int(m), int(d)
         add(yy, *((second, first) if first > 12 and second <= 12 else (first, second)))
+    for d, m, y in dates._DOTTED.findall(text):
+        first, second = int(m), int(d)
+        add(int(y), *((second, first) if first > 12 and second <= 12 else (first, second)))
     if today is not None:
         found |= {
             today + timedelta(days=dates._RELATIVE[w])
@@ -143,6 +151,7 @@ TOKENS = [
     *("i have confirmed", "we've received", "delivery is scheduled", "being delivered"),
     *("March", "mar.", "SEPT", "Sep", "december", "May", "of", "21st", "6th", "5", "31", "2026"),
     *("2026-03-04", "2025-12-21", "2026-02-30", "3/4", "12/31/25", "03/06/2026", "06/03"),
+    *("20.02.2026", "02.20.2026", "4.99", "1.2.2026", "31.02.2026"),
     *("today", "Tomorrow", "YESTERDAY", "day", "days", "birthday", "Friday", "last", "next"),
     *("this", "coming", "past", "tuesday", "Sunday,", "mon"),
     *("UPS", "ups", "USPS", "fed ex", "FedEx", "Federal Express", "ontrac", "follow-ups"),

@@ -42,12 +42,13 @@ _TRACKING_LIKE = re.compile(
     rf"|(?:\d[a-z]{_SEP}{{0,2}})?\d(?:(?:{_SEP}{{0,2}}|,)\d){{10,}})"
 )
 _NOT_DIGIT = re.compile(r"\D")
-#: A calendar date (2026-02-24, 02/24/2026): read apart before the scan, so dates written
-#: side by side ("2026-02-24/2026-02-26") make no long number. A tracking number's random
+#: A calendar date (2026-02-24, 02/24/2026, 24.02.2026): read apart before the scan, so dates
+#: written side by side ("2026-02-24/2026-02-26") make no long number. A tracking number's random
 #: digits seldom form one, so a number cannot hide in them.
 _DATE_LIKE = re.compile(
     r"\b(?:(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
-    r"|(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])/(?:19|20)\d\d)\b"
+    r"|(?:0?[1-9]|1[0-2])/(?:0?[1-9]|[12]\d|3[01])/(?:19|20)\d\d"
+    r"|(?:0?[1-9]|[12]\d|3[01])\.(?:0?[1-9]|1[0-2])\.(?:19|20)\d\d)\b"
 )
 
 

@@ -50,6 +50,9 @@ _SLASH = re.compile(
     r"|pound|ft|foot|feet|gallon|gal\b|yard|mile|size|zip|hp|carat|ct\b))",
     re.I,
 )
+#: A dotted date, day first as it is written where dates have dots ("20.02.2026"). Only with
+#: its four-digit year: "4.99", "11.2" and "2.5.1" are prices and versions, not dates.
+_DOTTED = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)\b(?!\.\d)")
 #: Every month name starts with one of these: a text holding none names no month. Looked for
 #: in the case-folded text, which holds them wherever the case-insensitive regexes see them
 #: ("ſep", with a long s, folds to "sep", as ``re.I`` reads it).
@@ -92,6 +95,9 @@ def dates_in(text: str, *, year: int, today: date | None = None) -> set[date]:
         for m, d, y in _SLASH.findall(text):
             yy = int(y) + 2000 if y and len(y) == 2 else (int(y) if y else None)
             add(yy, *_month_day(int(m), int(d)))
+    if "." in text:
+        for d, m, y in _DOTTED.findall(text):
+            add(int(y), *_month_day(int(m), int(d)))
     if today is not None:
         low = text.lower()
         if any(word in low for word in _RELATIVE):
@@ -100,10 +106,12 @@ def dates_in(text: str, *, year: int, today: date | None = None) -> set[date]:
 
 
 def _month_day(first: int, second: int) -> tuple[int, int]:
-    """A slash date's (month, day): month first, unless the first can be no month.
+    """A numeric date's (month, day), ``first`` as its month unless it can be no month.
 
     "21/02/2026" is February 21 (day first, as much of the world writes it); it was read as
-    no date, and an honest answer so written was graded wrong. "02/03" stays February 3.
+    no date, and an honest answer so written was graded wrong. "02/03" stays February 3. A
+    dotted date is read day first, so its month is its second number: "02.20.2026" is
+    February 20 all the same.
     """
     return (second, first) if first > 12 >= second else (first, second)
 
@@ -127,7 +135,7 @@ def date_listed(text: str, day: date, *, year: int, today: date | None = None) -
     sentences of their own are labelled by that text, and the same date written twice
     ("2026-02-20 (February 20)") is no list.
     """
-    forms = (_ISO, _MONTH_DAY, _DAY_MONTH, _SLASH, *((_RELATIVE_WORD,) if today else ()))
+    forms = (_ISO, _MONTH_DAY, _DAY_MONTH, _SLASH, _DOTTED, *((_RELATIVE_WORD,) if today else ()))
     spans = sorted((m.start(), m.end()) for pattern in forms for m in pattern.finditer(text))
     run: set[date] = set()
     end = -1
@@ -156,7 +164,8 @@ def _valid(y: int, m: int, d: int) -> bool:
 
 #: Days that need no calendar: the answer's "today" is the episode's.
 _RELATIVE = {"today": 0, "tomorrow": 1, "yesterday": -1}
-_RELATIVE_RE = re.compile(r"\b(today|tomorrow|yesterday)\b")
+_RELATIVE |= {"day after tomorrow": 2, "day before yesterday": -2}
+_RELATIVE_RE = re.compile(r"\b(day after tomorrow|day before yesterday|today|tomorrow|yesterday)\b")
 _RELATIVE_WORD = re.compile(_RELATIVE_RE.pattern, re.I)
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 #: A weekday standing for a date ("arrives Friday", "last Tuesday"), not naming one's day
@@ -302,7 +311,7 @@ def more_dates(text: str, *, year: int, today: date | None = None) -> set[date]:
                     found.add(date(later.year, later.month, d))
     spans = [
         (mt.start(), mt.end())
-        for pattern in (_ISO, _MONTH_DAY, _DAY_MONTH, _SLASH)
+        for pattern in (_ISO, _MONTH_DAY, _DAY_MONTH, _SLASH, _DOTTED)
         for mt in pattern.finditer(low)
     ]
     for start, stop in spans:

@@ -84,14 +84,28 @@ _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "sev
 _TENS |= {"eighty": 80, "ninety": 90}
 _WORD_NUMBER = re.compile(
     rf"\b(?:({'|'.join(_TENS)})(?:[\s-]({'|'.join(_ONES[1:10])}))?|({'|'.join(_ONES)})|(a|an))"
-    r"(?=[\s-]+(?:calendar[\s-]+|business[\s-]+|working[\s-]+)?"
-    r"(?:percent|per cent|days?|weeks?|months?|years?)\b)",
+    r"(?=[\s-]+(?:full[\s-]+)?(?:calendar[\s-]+|business[\s-]+|working[\s-]+)?"
+    r"(?:percent|per cent|days?|weeks?|months?|years?)\b"
+    # Money in words, never "a": "a dollar more" is no price.
+    r"|(?<!\ba)(?<!\ban)[\s-]+(?:dollars?|cents?)\b)",
     re.I,
 )
+#: A number written in words and then in digits: "forty-five (45) days" is 45 days, once.
+_WORD_THEN_DIGITS = re.compile(
+    rf"\b(?:(?:{'|'.join(_TENS)})(?:[\s-](?:{'|'.join(_ONES[1:10])}))?|(?:{'|'.join(_ONES)}))"
+    r"\s*\((\d[\d,.]*)\)",
+    re.I,
+)
+#: Dollars and cents in words, once written as digits: "5 dollars and 99 cents" is $5.99.
+_DOLLARS_AND_CENTS = re.compile(r"\b(\d+) dollars? and (\d{1,2}) cents?\b", re.I)
 
 
 def digits(text: str) -> str:
-    """Number words before a unit as digits: "fifteen percent", "a one-year warranty", "a year"."""
+    """Number words before a unit as digits: "fifteen percent", "a one-year warranty", "a year".
+
+    And "ninety-nine dollars", "forty-five (45) days" (the number once), "five dollars and
+    ninety-nine cents" ($5.99).
+    """
 
     def value(m: re.Match[str]) -> str:
         tens, ones, small, article = m.groups()
@@ -101,7 +115,11 @@ def digits(text: str) -> str:
             return str(_ONES.index(small.lower()))
         return str(_TENS[tens.lower()] + (_ONES.index(ones.lower()) if ones else 0))
 
-    return _WORD_NUMBER.sub(value, _SPANS.sub(lambda m: _SPAN_DIGITS[m.group(0).lower()], text))
+    text = _SPANS.sub(lambda m: _SPAN_DIGITS[m.group(0).lower()], text)
+    text = _WORD_NUMBER.sub(value, _WORD_THEN_DIGITS.sub(r"\1", text))
+    if "cent" in text:
+        text = _DOLLARS_AND_CENTS.sub(lambda m: f"{m.group(1)}.{int(m.group(2)):02d} dollars", text)
+    return text
 
 
 #: Spans of time said without a number: "half a year", "the next business day".
@@ -112,3 +130,11 @@ _SPAN_DIGITS = {
     "next-business-day": "1 business day",
 }
 _SPANS = re.compile("|".join(rf"\b{re.escape(k)}\b" for k in _SPAN_DIGITS), re.I)
+
+
+#: What leaves the rest of its clause open: "whether it is free", "it depends", "I can't say
+#: whether we'll match it", "you may or may not be able to": nothing after it is said.
+LEFT_OPEN = re.compile(
+    r"\b(?:whether|depends|depending|not sure|can't say|cannot say|can't confirm"
+    r"|cannot confirm|may or may(?: not)?|might or might(?: not)?)\b[^.;:!?\n]*$"
+)

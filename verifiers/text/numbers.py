@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
 
-from shopgen.verifiers.text.normalize import COUNT_UNIT, digits, plain
+from shopgen.verifiers.text.normalize import COUNT_UNIT, LEFT_OPEN, digits, plain
 
 _NUM = r"(\d[\d,]*(?:\.\d+)?)"
 _MONEY_RE = (
@@ -16,18 +17,21 @@ _MONEY_RE = (
 #: "N%", "N percent", "N-percent", "N per cent", "N pct" (and the fullwidth sign).
 _PERCENT = r"[\s-]*(?:[%\uff05]|percent\b|per cent\b|pct\b)"
 _PERCENT_RE = re.compile(rf"\b{_NUM}{_PERCENT}", re.I)
+#: "full" between a count and its unit: "two full years", "30 full days".
+_FULL = r"(?:full[\s-]+)?"
 _DAYS_RE = re.compile(
-    rf"\b{_NUM}[\s-]*(?:calendar[\s-]+|business[\s-]+|working[\s-]+)?"
+    rf"\b{_NUM}[\s-]*{_FULL}(?:calendar[\s-]+|business[\s-]+|working[\s-]+)?"
     # "Two-day shipping" names a method, not how long this delivery takes.
     r"(?:days\b|day\b(?![\s-]*(?:shipping|delivery|air|express|service)\b))",
     re.I,
 )
-_WEEKS_RE = re.compile(rf"\b{_NUM}[\s-]*weeks?\b", re.I)
-_MONTHS_RE = re.compile(rf"\b{_NUM}[\s-]*(?:months?\b|mos?\b\.?)", re.I)
-_YEARS_RE = re.compile(rf"\b{_NUM}[\s-]*(?:years?|yrs?)\b(?!\s*membership)", re.I)
+_WEEKS_RE = re.compile(rf"\b{_NUM}[\s-]*{_FULL}weeks?\b", re.I)
+_MONTHS_RE = re.compile(rf"\b{_NUM}[\s-]*{_FULL}(?:months?\b|mos?\b\.?)", re.I)
+_YEARS_RE = re.compile(rf"\b{_NUM}[\s-]*{_FULL}(?:years?|yrs?)\b(?!\s*membership)", re.I)
 
 #: What joins the numbers of a range or of alternatives ("6-12", "5–7", "8 to 10", "6 or 12").
-_JOIN = r"\s*(?:[-\u2010-\u2015]|\bto\b|\bor\b|\bthrough\b|\bthru\b)\s*"
+#: A hyphen may stand before the word: "1- or 2-year".
+_JOIN = r"\s*(?:[-\u2010-\u2015]|(?:[-\u2010-\u2015]\s*)?(?:\bto\b|\bor\b|\bthrough\b|\bthru\b))\s*"
 #: A bare number right before a range's last number: "6-" of "6-12 months", "between 34.99
 #: and " of "between 34.99 and 39.99 dollars". Not a number glued to another token ("#2-",
 #: "2026-03-06 -", "3/6-"): those are ids and dates, not a range's first value.
@@ -66,12 +70,22 @@ def _range_values(text: str, m: re.Match[str], *, leading: bool = False) -> list
 
 
 def _floats(
-    patterns: tuple[re.Pattern[str], ...], text: str, scale: float = 1.0, *, leading: bool = False
+    patterns: tuple[re.Pattern[str], ...],
+    text: str,
+    scale: float = 1.0,
+    *,
+    leading: bool = False,
+    keep: Callable[[re.Match[str], str], bool] | None = None,
 ) -> list[float]:
-    """Every number ``patterns`` read, with the ranges they end or start (:func:`_range_values`)."""
+    """Every number ``patterns`` read, with the ranges they end or start (:func:`_range_values`).
+
+    With ``keep``, only the matches it keeps.
+    """
     out = []
     for pattern in patterns:
         for m in pattern.finditer(text):
+            if keep is not None and not keep(m, text):
+                continue
             for raw in _range_values(text, m, leading=leading):
                 with contextlib.suppress(ValueError):
                     out.append(float(raw.replace(",", "")) * scale)
@@ -83,14 +97,16 @@ def _floats(
 #: 2 or 3 is the share.
 _OF_THE_PRICE = (
     r"\s+of\s+(?:(?:the\s+|your\s+|its\s+)?(?:\w+\s+)?"
-    r"(?:price|cost|purchase|amount|total|money|payment)|what\s+you\s+(?:paid|spent))"
+    r"(?:price|cost|purchase|amount|total|money|payment)|what\s+you\s+(?:paid|spent)"
+    r"|(?:the|your)\s+\$\s?[\d,]+(?:\.\d+)?)"
 )
 _REFUND_SHARE_RE = re.compile(
     # On one line: "Restocking fee: 10%" over "Refund: $443.25" is a fee and an amount.
     rf"\b{_NUM}{_PERCENT}(?:{_OF_THE_PRICE})?"
-    r"[^\S\n]+(?:(?:is|are|will\s+be|gets?)[^\S\n]+)?"
+    r"[^\S\n]+(?:(?:is|are|will\s+be|gets?|comes?|goes?)[^\S\n]+)?"
     r"(?:back|refunded|refund(?!\s+(?:fee|charge|deduction))|returned to you)\b"
-    rf"|\brefund(?:ed)?:?\s+\(?(?:of\s+)?{_NUM}{_PERCENT}"
+    rf"|\brefund(?:ed)?:?\s+\(?(?:of\s+)?(?:the\s+)?(?:remaining\s+|other\s+)?{_NUM}{_PERCENT}"
+    rf"|\bremaining\s+{_NUM}{_PERCENT}"
     rf"|\b(?:receive|get|recover|be paid)\s+(?:back\s+)?{_NUM}{_PERCENT}{_OF_THE_PRICE}",
     re.I,
 )
@@ -126,30 +142,91 @@ def fee_percents_stated(text: str, share: re.Pattern[str] = _REFUND_SHARE_RE) ->
     return fees
 
 
-def numbers_stated(text: str, unit: str | None) -> list[float]:
+def numbers_stated(text: str, unit: str | None, *, derived: bool | None = None) -> list[float]:
     """Every value of ``unit`` the text states (``USD``, ``percent``, ``days``, ``months`` …).
 
     Money is a ``$`` amount, "N dollars" or "USD N"; percentages "N%" or "N percent"; days
     any "N days" (business or calendar) or, for calendar days, "N weeks" (×7); months
     "N months" or "N years" (×12). A count may be written in words ("fifteen percent", "a
-    one-year warranty"); "a month" is not 30 days. Values of other units are ignored, so
-    "within 30 days for $5.99" states one day count and one amount.
+    one-year warranty", "forty-five (45) days", "ninety-nine dollars"); "a month" is not 30
+    days. Values of other units are ignored, so "within 30 days for $5.99" states one day
+    count and one amount, and a yearly fee's monthly share ("$8.25 a month") is no yearly fee.
+
+    With ``derived`` True, only the values told as arithmetic on the answer (:data:`_DERIVED`:
+    "$35.51 back", "bringing your total to $27.99", "35 days left"); with False, only the
+    others; with None, all.
     """
+
+    def keep(m: re.Match[str], told: str) -> bool:
+        if unit == "USD/year" and _PER_MONTH.match(told, m.end()):
+            return False
+        return derived is None or _is_derived(told, m, unit) == derived
+
     if unit in ("USD", "USD/year"):
+        text = digits(text)
         # "$N" and "USD N" carry their sign forward, "N dollars" back.
-        return _floats((_MONEY_RE[0], _MONEY_RE[2]), text, leading=True) + _floats(
-            (_MONEY_RE[1],), text
+        return _floats((_MONEY_RE[0], _MONEY_RE[2]), text, leading=True, keep=keep) + _floats(
+            (_MONEY_RE[1],), text, keep=keep
         )
     text = digits(text)
     if unit == "percent":
-        return _floats((_PERCENT_RE,), text)
+        return _floats((_PERCENT_RE,), text, keep=keep)
     if unit == "days":
-        return _floats((_DAYS_RE,), text) + _floats((_WEEKS_RE,), text, 7.0)
+        return _floats((_DAYS_RE,), text, keep=keep) + _floats((_WEEKS_RE,), text, 7.0, keep=keep)
     if unit == "business days":
-        return _floats((_DAYS_RE,), text)
+        return _floats((_DAYS_RE,), text, keep=keep)
     if unit == "months":
-        return _floats((_MONTHS_RE,), text) + _floats((_YEARS_RE,), text, 12.0)
-    return _floats((re.compile(rf"\b{_NUM}\b"),), text)
+        return _floats((_MONTHS_RE,), text, keep=keep) + _floats(
+            (_YEARS_RE,), text, 12.0, keep=keep
+        )
+    return _floats((re.compile(rf"\b{_NUM}\b"),), text, keep=keep)
+
+
+#: Words that tell a value is arithmetic on the answer, not the answer, by unit: before it
+#: (within its line) or right after it. Money: a refund left after a fee ("$35.51 back",
+#: "Refund after fee: $35.51"), a total with shipping ("bringing your total to $27.99"), the
+#: rest to a threshold ("add $13.00 more", "$29.00 over the minimum"), a monthly share. Days:
+#: what is left of a window ("35 days left", "Remaining: 27 days", "in the next 35 days").
+_DERIVED: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    "USD": (
+        re.compile(
+            r"\b(?:refund(?:ed)?|back|(?:grand |new )?total|subtotal|add(?:ing)?|another"
+            r"|leaves you|leaving(?: you)?|bringing|brings|comes to|works out to)"
+            # Only label words between: "Refund after fee: $35.51", "bringing your total to
+            # $27.99", not "your total exceeds the $35 threshold".
+            r"(?:[\s:*]|\b(?:after|the|fees?|with|shipping|of|is|would|will|be|to|a|about"
+            r"|roughly|only|just|your|order|it|you)\b)*$",
+            re.I,
+        ),
+        re.compile(
+            r"[^\S\n]*(?:back|more|over|short|left|remaining|in refunds?|refunded"
+            r"|(?:an?|1|per|each|every|/)\s*(?:month|mo)|monthly)\b",
+            re.I,
+        ),
+    ),
+    "days": (
+        re.compile(
+            r"\b(?:remaining|left|the next|another|still have|leaves you(?: with)?"
+            r"|leaving you(?: with)?)\b[\s:*]*(?:about |roughly |only |just )?$",
+            re.I,
+        ),
+        re.compile(r"[\s-]+(?:left|remaining|to go|from (?:today|now))\b", re.I),
+    ),
+}
+_DERIVED["USD/year"] = _DERIVED["USD"]
+#: A money amount per month (``USD/year`` answers are yearly).
+_PER_MONTH = re.compile(r"[^\S\n]*(?:(?:an?|1|per|each|every|/)\s*(?:month|mo)|monthly)\b", re.I)
+
+
+def _is_derived(text: str, m: re.Match[str], unit: str | None) -> bool:
+    """The value ``m`` read is told as arithmetic on the answer (:data:`_DERIVED`)."""
+    if unit not in _DERIVED:
+        return False
+    before, after = _DERIVED[unit]
+    line = text.rfind("\n", 0, m.start()) + 1
+    return bool(
+        before.search(text, max(line, m.start() - 60), m.start()) or after.match(text, m.end())
+    )
 
 
 #: What states a value of zero without a number, by what the value is: a fee or cost ("it's
@@ -178,13 +255,15 @@ ZERO_WORDS: dict[str, re.Pattern[str]] = {
         r"|(?:\bnot|n't) (?:be )?(?:eligible|qualify) for (?:\w+ )?discounts?\b|\bfull price\b"
         r"|\bdiscount (?:doesn't|does not|won't|will not) apply\b"
         r"|\b(?:doesn't|does not|don't|do not|won't|will not) (?:get|receive) (?:a|any) "
-        r"(?:\w+ )?discount\b",
+        r"(?:\w+ )?discount\b|\b(?:isn't|is not|there's no) (?:a |any )?(?:\w+ )?discount\b"
+        r"|\bdiscount: (?:none|no|0)\b",
         re.I,
     ),
     "warranty": re.compile(
         r"\bno (?:\w+ )?warranty\b|(?:\bnot|n't) covered by (?:a|any)\b"
         r"|\bwarranty (?:doesn't|does not|won't|will not) (?:apply|cover)\b|\bwarranty: none\b"
-        r"|\b(?:don't|do not|doesn't|does not) (?:offer|provide|give) (?:a|an|any) (?:\w+ )?warranty\b"
+        r"|\b(?:don't|do not|doesn't|does not) (?:offer|provide|give|have) (?:a|an|any|our|its)"
+        r" (?:\w+ ){0,2}?warranty\b|\b(?:doesn't|does not|don't|do not) warranty\b"
         r"|\bonly (?:the |a |its )?manufacturer'?s? (?:\w+ )?warranty\b"
         r"|\bonly covered by (?:the |a |its )?manufacturer\b"
         r"|\b(?:doesn't|does not|don't|do not|won't|will not) (?:come with|include|have|carry)"
@@ -200,9 +279,17 @@ ZERO_WORDS["restocking"] = re.compile(
 
 
 def zero_stated(text: str, kind: str) -> bool:
-    """The text says the value (a ``ZERO_WORDS`` kind of value) is zero, in words."""
+    """The text says the value (a ``ZERO_WORDS`` kind of value) is zero, in words.
+
+    Said, not left open: "whether shipping is free depends on your location" says nothing.
+    """
     pattern = ZERO_WORDS.get(kind)
-    return pattern is not None and bool(pattern.search(plain(text)))
+    if pattern is None:
+        return False
+    low = plain(text)
+    return any(
+        not LEFT_OPEN.search(low, max(0, m.start() - 60), m.start()) for m in pattern.finditer(low)
+    )
 
 
 def number_matches(value: float, truth: float, *, unit: str | None) -> bool:

@@ -17,7 +17,13 @@ from shopgen.verifiers.text.normalize import plain, zeroed
 #: Status → the words that assert it.
 STATUS_WORDS: dict[str, tuple[str, ...]] = {
     "placed": ("placed", "received", "confirmed"),
-    "processing": ("processing", "being processed", "being prepared"),
+    "processing": (
+        "processing",
+        "being processed",
+        "being prepared",
+        "being packed",
+        "picked and packed",
+    ),
     "shipped": ("shipped", "dispatched"),
     "in_transit": ("in transit", "in-transit", "out for delivery"),
     "delivered": ("delivered", "arrived"),
@@ -52,11 +58,15 @@ HISTORY: dict[str, frozenset[str]] = {
 }
 _LEAD = (
     r"(?:\bis\b|\bwas\b|\bhas\b|\bhave\b|\bbeen\b|\bgot\b|'s\b|\bstatus\b\s*(?:is|:)?"
-    r"|\bcurrently\b|\bnow\b|\balready\b|\b(?:shows?|shown|showing|listed|marked)\s+as\b)"
+    r"|\bcurrently\b|\bnow\b|\balready\b"
+    r"|\b(?:shows?|shown|showing|listed|marked)\s+(?:(?:it|the|your|this)\s+(?:\w+\s+)?)?as\b)"
 )
 #: What the order is called when it is the subject of a bare past verb ("your order shipped",
 #: "the package arrived on March 4"): history told in the past tense.
 _SUBJECT = r"\b(?:order|package|parcel|shipment|it|item|items)"
+#: Who moves the order, as the subject of a bare past verb: "UPS delivered it on February 20",
+#: "we shipped your order on February 28".
+_MOVER = r"\b(?:ups|usps|fedex|fed ex|ontrac|the carrier|the courier|the driver|we)"
 #: An order id written after the order's name ("order 356-1234567-1234567 arrived"), digits
 #: zeroed as the statuses are read (:func:`zeroed`).
 _ORDER_ID = r"(?:\s+#?\d[\d-]*\d)?"
@@ -64,6 +74,8 @@ _ORDER_ID = r"(?:\s+#?\d[\d-]*\d)?"
 #: What follows a present perfect told as history: "and" and a present clause that is no
 #: negation ("has been placed and is being processed"; not "… and is not processed yet",
 #: where "has been placed" is the status now).
+#: Blanks between words of one line.
+_GAP = r"[^\S\n]+"
 _THEN_NOW = (
     r"(?=,?\s+and\s+(?:(?:it|is|has|'s|now|currently|already|still)\b\s*)+"
     r"(?!not\b|never\b|yet\b|\w*n't\b)\w)"
@@ -76,33 +88,52 @@ def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
     Or offered as an alternative ("… or delivered", "in transit/delivered"): a hedge over
     statuses asserts them all.
     Or right after the order as a bare past verb ("your order shipped", "order 356-… arrived":
-    an order id may stand between), after "and" ("it shipped on March 1 and arrived on the
-    4th"), or opening a line (a bullet or an emoji: "- Delivered: March 4", "✅ Delivered"):
+    an order id may stand between), after who moved it ("UPS delivered it"), after "and" ("it
+    shipped on March 1 and arrived on the 4th"), or opening a line (a bullet, an emoji or a
+    list's number: "- Delivered: March 4", "✅ Delivered", "3. Delivered", "Still processing"):
     these tell what happened, in
     the past, and so does the present perfect "has been …" followed by "and" and a present
     clause ("has been placed and is being processed" tells the order's history, then its
     status; "has been placed and is not processed yet" tells its status). A lead may end in a colon ("is:
     Processing"), and a heading may set the status after the order by a dash or a colon
-    ("Order 123 — In transit"). "Shows as"/"listed as"/"marked as" lead too.
+    ("Order 123 — In transit", "Order 123 → Delivered"). "Shows as"/"listed as"/"marked as" lead too.
     """
     alts = "|".join(re.escape(w) for w in words)
     return re.compile(
         rf"(?P<past>\bha(?:s|ve)\s+(?:(?:already|now)\s+)?been\s+(?:{alts})\b{_THEN_NOW}"
-        rf"|(?:{_SUBJECT}{_ORDER_ID}|\band)\s+(?:{alts})\b|^[^\w\n]*(?:{alts})\b)"
-        rf"|{_LEAD}:?(?:\s+\w+){{0,2}}?\s+(?:{alts})\b|\bstatus\b[^.]{{0,20}}\b(?:{alts})\b"
-        rf"|\bor\b(?:\s+\w+){{0,2}}?\s+(?:{alts})\b|(?<=\w)\s*/\s*(?:{alts})\b"
-        rf"|\b(?:order|package|parcel|shipment){_ORDER_ID}\s*(?:[:|\u2013\u2014]|\s-)\s*(?:{alts})\b",
+        rf"|(?:{_SUBJECT}{_ORDER_ID}|\band|{_MOVER})\s+(?:{alts})\b"
+        rf"|^[^\w\n]*(?:\d{{1,2}}[.)]\s+)?(?:(?:still|currently|now)\s+)?(?:{alts})\b)"
+        # Within the line: "Status: Cancelled" says nothing of a "Placed: …" line below it.
+        rf"|{_LEAD}:?(?:{_GAP}\w+){{0,2}}?{_GAP}(?:{alts})\b|\bstatus\b[^.\n]{{0,20}}\b(?:{alts})\b"
+        rf"|\bor\b(?:{_GAP}\w+){{0,2}}?{_GAP}(?:{alts})\b|(?<=\w)\s*/\s*(?:{alts})\b"
+        rf"|\b(?:order|package|parcel|shipment){_ORDER_ID}\s*(?:[:|\u2013\u2014\u2192]|\s-|->|=>)"
+        rf"\s*(?:{alts})\b",
         re.M,
     )
 
 
 _WORDS = {**STATUS_WORDS, UNDER_WAY: _UNDER_WAY_WORDS}
 _ASSERTIONS = {status: _assertion(tuple(words)) for status, words in _WORDS.items()}
-#: A negation, a condition or a modal in an assertion's words or just before them ("has not
-#: been", "hasn't been", "if it has shipped", "should have arrived"): nothing is asserted.
+#: A negation, a condition, a modal or a guess in an assertion's words or just before them
+#: ("has not been", "hasn't been", "if it has shipped", "should have arrived", "was probably
+#: delivered"): nothing is asserted. The order was looked up; a guess at its status states
+#: none.
 _NEGATED = re.compile(
     r"\bnot\b|n't\b|\bnever\b|\byet to\b|\bif\b|\bonce\b|\bunless\b|\bshould\b|\bwould\b"
     r"|\bcould\b|\bmight\b|\bwill\b|\bbefore\b|\buntil\b|\bnothing\b"
+    r"|\bprobably\b|\blikely\b|\bpossibly\b|\bperhaps\b|\bmaybe\b"
+)
+#: A negated status right before an alternative joined to it: "it won't be shipped or delivered"
+#: negates both (the negation is further back than :data:`_NEGATION_REACH`).
+_NEGATED_BEFORE_OR = re.compile(
+    r"(?:\bnot|n't|\bnever)\s+(?:(?:be|been|get|got|have been)\s+)?(?:"
+    + "|".join(re.escape(w) for words in STATUS_WORDS.values() for w in words)
+    + r")\s*,?\s*$"
+)
+#: A status negated after its word, as a list or a table says it: "Shipped — not yet",
+#: "Delivered: pending".
+_NEGATED_AFTER = re.compile(
+    r"[^\S\n]*(?:[:\u2013\u2014]|\s-)?[^\S\n]*(?:not yet|not started|pending|n/a)\b"
 )
 #: A modal earlier in the clause of a status joined by "and" ("should be shipped and
 #: delivered by March 5"): the joined status is as unasserted as the first.
@@ -111,19 +142,42 @@ _MODAL_CLAUSE = re.compile(
 )
 #: How many characters before an assertion a negation still negates it.
 _NEGATION_REACH = 12
-#: Words that look like a status's but are not the order's: the agent telling what it did
-#: ("I have confirmed …", "we've received your question"), the delivery being confirmed
-#: ("delivery is confirmed for March 6"), and an order "being delivered" (it is on its way).
-#: A stage the order waits for ("awaiting processing", "ready to be shipped") is not its
-#: status yet; the store doing a stage's work ("we're preparing your order", "we are
-#: processing it") is the order being processed.
-_NOT_STATUS = (
+#: Rewrites before the statuses are read. Words that look like a status's but are not the
+#: order's: the agent telling what it did ("I have confirmed …", "we've received your
+#: question"), the customer receiving it ("I hope you've received it" is no order just
+#: placed), the delivery being confirmed ("delivery is confirmed for March 6"), and an order
+#: "being delivered" (it is on its way). A stage the order waits for ("awaiting processing",
+#: "ready to be shipped") is not its status yet; the store doing a stage's work ("we're
+#: preparing your order", "we are processing it") is the order being processed. And a
+#: status said without its word: "delivery was completed", "it reached you" (delivered), "it
+#: has left our warehouse" (shipped).
+_REWRITES = (
+    (re.compile(r"\bwe(?:'ve| have)? (?:received|got) your order\b"), "your order was received"),
     (re.compile(r"\b(?:i|we)(?:'ve| have)? (?:confirmed|received|checked)\b"), "i looked"),
+    (re.compile(r"\byou(?:'ve| have| had)?(?: already| now)? received\b"), "you got"),
     (re.compile(r"\bdelivery (?:is |was |has been )?(?:confirmed|scheduled)\b"), "delivery noted"),
+    (
+        re.compile(r"\bdelivery (was|has been|is) (?:successfully )?completed?\b"),
+        r"it \1 delivered",
+    ),
+    (re.compile(r"\b(?:reached|got to) you\b|\breached (?:its|the|your) destination\b"), "arrived"),
+    (re.compile(r"\bhanded (?:over )?to you\b|\bdropped off by\b"), "delivered by"),
+    (
+        re.compile(r"\bhanded (?:over )?to (?:ups|usps|fedex|ontrac|the carrier|the courier)\b"),
+        "shipped with",
+    ),
+    (re.compile(r"\bmoving through (?:the |their )?(?:[\w ]+ )?network\b"), "in transit"),
+    # A status quoted as the store names it: "it is in 'placed' status".
+    (re.compile(r"(?<!\w)'([a-z][a-z _-]*)'(?!\w)"), r"\1"),
+    (
+        re.compile(r"\bleft (?:our|the|its) (?:warehouse|fulfil?l?ment (?:center|centre))\b"),
+        "shipped",
+    ),
     (re.compile(r"\bbeing delivered\b"), "in transit"),
     (
         re.compile(
-            r"\b(?:awaiting|pending|waiting (?:for|to be)|ready (?:for|to be)|about to be)"
+            r"\b(?:awaiting|pending|waiting (?:for|to be)|ready (?:for|to be)|about to be"
+            r"|queued (?:for|to be)|in the queue for)"
             r" (?:processing|processed|shipment|shipping|shipped|dispatch|dispatched|delivery"
             r"|delivered)\b"
         ),
@@ -131,7 +185,8 @@ _NOT_STATUS = (
     ),
     (
         re.compile(
-            r"\bwe(?:'re| are) (?:currently |now |still )?(?:preparing|processing|packing)\b"
+            r"\bwe(?:'re| are) (?:currently |now |still )?(?:preparing|processing|packing"
+            r"|getting (?:it|your order|your items|everything) ready)\b"
         ),
         "it is being prepared",
     ),
@@ -140,7 +195,7 @@ _NOT_STATUS = (
 
 def _status_text(text: str) -> str:
     low = plain(text)
-    for pattern, repl in _NOT_STATUS:
+    for pattern, repl in _REWRITES:
         low = pattern.sub(repl, low)
     return _table_statuses(low) if "|" in low else low
 
@@ -206,6 +261,11 @@ def _statements_of(text: str) -> Mapping[str, bool]:
             for m in pattern.finditer(low)
             if not _NEGATED.search(low, max(0, m.start() - _NEGATION_REACH), m.end())
             and not (m.group(0).startswith("and") and _MODAL_CLAUSE.search(low, 0, m.start()))
+            and not _NEGATED_AFTER.match(low, m.end())
+            and not (
+                m.group(0).startswith("or")
+                and _NEGATED_BEFORE_OR.search(low, max(0, m.start() - 40), m.start())
+            )
         ]
         if past:
             said[status] = all(past)
@@ -220,7 +280,9 @@ def _possibility(words: tuple[str, ...]) -> re.Pattern[str]:
     after "may/might/could", or "be" with "already", "still" or "by now". Not a future event
     ("it could be delivered tomorrow") and not a negation ("it may not have shipped").
     "Delivered on February 20, though it might still be in transit" passed for a delivered
-    order.
+    order. A status guessed at ("probably delivered", "or possibly already processing") is
+    offered as possible too: asserted it is not (:data:`_NEGATED`), and beside another status
+    it is a hedge.
     """
     alts = "|".join(re.escape(w) for w in words)
     modal = r"\b(?:may|might|could)\s+(?:(?:also|well|even|very)\s+)*"
@@ -229,6 +291,8 @@ def _possibility(words: tuple[str, ...]) -> re.Pattern[str]:
         rf"|{modal}(?:already|still)\s+be\s+(?:{alts})\b"
         rf"|{modal}be\s+still\s+(?:{alts})\b"
         rf"|{modal}be\s+(?:already\s+)?(?:{alts})\b(?=[^.;!?\n]{{0,30}}\b(?:already|by now)\b)"
+        rf"|\b(?:probably|likely|possibly|perhaps|maybe)\s+(?:(?:already|still|now|been|be)\s+)*"
+        rf"(?:{alts})\b"
     )
 
 

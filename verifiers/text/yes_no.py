@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from shopgen.verifiers.text.normalize import plain
+from shopgen.verifiers.text.normalize import LEFT_OPEN, plain
 
 _INTERJECTION = (
     r"(?:unfortunately|sadly|regrettably|fortunately|happily|good news|great news|sorry"
@@ -21,7 +21,7 @@ _YES_NO = re.compile(
     # "No" before a word opens a sentence about something ("No receipt is needed", "No
     # doubt"), unless the word begins the answer's reason ("No, you can't", "No it isn't")
     # or its condition ("No if the item was used": a no, for that case).
-    r"(?!(?<=no)\s+(?!(?:sorry|unfortunately|i|i'm|you|it|that|this|we|they|there|not|and|or|but"
+    r"(?!(?<=no)[^\S\n]+(?!(?:sorry|unfortunately|i|i'm|you|it|that|this|we|they|there|not|and|or|but"
     r"|thanks|thank|ma'am|sir|way|longer|sadly|regrettably|afraid|if|unless|when|once"
     r"|otherwise)\b)\w)",
     re.I,
@@ -82,7 +82,10 @@ def yes_no_stated(text: str) -> set[bool]:
     A sentence that opens with "Yes" or "No" (after an interjection too: "Unfortunately, no",
     "Good news, yes"), or with "Absolutely"/"I'm afraid not". Without any, what the customer
     can or cannot do ("you can't return it", "that option isn't available") is the answer,
-    and saying both is no answer.
+    and saying both is no answer. What follows "whether", "it depends" or "I can't say" in
+    its clause is left open (:data:`LEFT_OPEN`), and a yes offered after a no as what the
+    customer can do instead ("… isn't an option. You can still send it back by mail,
+    though.") is no yes.
     """
     low = re.sub(r"\b(it|that|this|there)'s\b", r"\1 is", plain(text)).replace("'re ", " are ")
     said = {m.lower() in _YES_WORDS for m in _YES_NO.findall(low)}
@@ -94,11 +97,17 @@ def yes_no_stated(text: str) -> set[bool]:
             said.add(bool(yes))
     if said:
         return said
-    no = [m.span() for m in _SAID_NO.finditer(low)]
+    no = [m.span() for m in _SAID_NO.finditer(low) if _said(low, m.start())]
     yes = [
         m
         for m in _SAID_YES.finditer(low)
-        if not any(a <= m.start() < b or _INSTEAD.fullmatch(low, b, m.start()) for a, b in no)
+        if _said(low, m.start())
+        and not any(
+            a <= m.start() < b
+            or _INSTEAD.fullmatch(low, b, m.start())
+            or (b <= m.start() and _INSTEAD_AFTER.search(_sentence(low, m.start())))
+            for a, b in no
+        )
     ]
     return ({False} if no else set()) | ({True} if yes else set())
 
@@ -106,3 +115,18 @@ def yes_no_stated(text: str) -> set[bool]:
 #: Between a no and a later yes in the same sentence, "but" offers the yes as what the customer
 #: can do instead: "Pickup isn't offered, but you can return it by mail" is a no.
 _INSTEAD = re.compile(r"[^.!?\n]*\bbut\b[^.!?\n]*")
+#: A later sentence that offers what the customer can do instead of what a no refused: "You
+#: can still send it back by mail, though."
+_INSTEAD_AFTER = re.compile(r"\b(?:still|instead|though|however|alternatively)\b")
+
+
+def _said(low: str, at: int) -> bool:
+    """The answer at ``at`` is not left open by its clause (:data:`LEFT_OPEN`)."""
+    return LEFT_OPEN.search(low, max(0, at - 60), at) is None
+
+
+def _sentence(low: str, at: int) -> str:
+    """The sentence of ``low`` that holds position ``at``."""
+    start = max(low.rfind(mark, 0, at) for mark in ".!?\n") + 1
+    ends = [i for i in (low.find(mark, at) for mark in ".!?\n") if i >= 0]
+    return low[start : min(ends, default=len(low))]
