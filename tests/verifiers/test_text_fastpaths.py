@@ -32,8 +32,8 @@ def plain_ref(text: str) -> str:
 
 def statements_ref(text: str) -> dict[str, bool]:
     low = plain_ref(text)
-    for pattern, repl in statuses._REWRITES:
-        low = pattern.sub(repl, low)
+    for rewrite in statuses._REWRITES:
+        low = rewrite.pattern.sub(rewrite.repl, low)
     low = statuses._table_statuses(low)
     said = {}
     for status, pattern in statuses._ASSERTIONS.items():

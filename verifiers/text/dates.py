@@ -53,6 +53,13 @@ _SLASH = re.compile(
 #: A dotted date, day first as it is written where dates have dots ("20.02.2026"). Only with
 #: its four-digit year: "4.99", "11.2" and "2.5.1" are prices and versions, not dates.
 _DOTTED = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.((?:19|20)\d\d)\b(?!\.\d)")
+
+
+def _may_hold_dotted(text: str) -> bool:
+    """A dotted date's year starts ".19" or ".20": a text holding neither holds none."""
+    return ".20" in text or ".19" in text
+
+
 #: Every month name starts with one of these: a text holding none names no month. Looked for
 #: in the case-folded text, which holds them wherever the case-insensitive regexes see them
 #: ("ſep", with a long s, folds to "sep", as ``re.I`` reads it).
@@ -95,7 +102,7 @@ def dates_in(text: str, *, year: int, today: date | None = None) -> set[date]:
         for m, d, y in _SLASH.findall(text):
             yy = int(y) + 2000 if y and len(y) == 2 else (int(y) if y else None)
             add(yy, *_month_day(int(m), int(d)))
-    if "." in text:
+    if _may_hold_dotted(text):
         for d, m, y in _DOTTED.findall(text):
             add(int(y), *_month_day(int(m), int(d)))
     if today is not None:
@@ -135,7 +142,8 @@ def date_listed(text: str, day: date, *, year: int, today: date | None = None) -
     sentences of their own are labelled by that text, and the same date written twice
     ("2026-02-20 (February 20)") is no list.
     """
-    forms = (_ISO, _MONTH_DAY, _DAY_MONTH, _SLASH, _DOTTED, *((_RELATIVE_WORD,) if today else ()))
+    forms = (_ISO, _MONTH_DAY, _DAY_MONTH, _SLASH, *((_RELATIVE_WORD,) if today else ()))
+    forms += (_DOTTED,) if _may_hold_dotted(text) else ()
     spans = sorted((m.start(), m.end()) for pattern in forms for m in pattern.finditer(text))
     run: set[date] = set()
     end = -1
@@ -312,6 +320,7 @@ def more_dates(text: str, *, year: int, today: date | None = None) -> set[date]:
     spans = [
         (mt.start(), mt.end())
         for pattern in (_ISO, _MONTH_DAY, _DAY_MONTH, _SLASH, _DOTTED)
+        if pattern is not _DOTTED or _may_hold_dotted(low)
         for mt in pattern.finditer(low)
     ]
     for start, stop in spans:

@@ -116,7 +116,9 @@ def digits(text: str) -> str:
         return str(_TENS[tens.lower()] + (_ONES.index(ones.lower()) if ones else 0))
 
     text = _SPANS.sub(lambda m: _SPAN_DIGITS[m.group(0).lower()], text)
-    text = _WORD_NUMBER.sub(value, _WORD_THEN_DIGITS.sub(r"\1", text))
+    if "(" in text:
+        text = _WORD_THEN_DIGITS.sub(r"\1", text)
+    text = _WORD_NUMBER.sub(value, text)
     if "cent" in text:
         text = _DOLLARS_AND_CENTS.sub(lambda m: f"{m.group(1)}.{int(m.group(2)):02d} dollars", text)
     return text

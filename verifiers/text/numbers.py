@@ -163,7 +163,8 @@ def numbers_stated(text: str, unit: str | None, *, derived: bool | None = None) 
         return derived is None or _is_derived(told, m, unit) == derived
 
     if unit in ("USD", "USD/year"):
-        text = digits(text)
+        if "dollar" in (low := text.lower()) or "cent" in low:
+            text = digits(text)
         # "$N" and "USD N" carry their sign forward, "N dollars" back.
         return _floats((_MONEY_RE[0], _MONEY_RE[2]), text, leading=True, keep=keep) + _floats(
             (_MONEY_RE[1],), text, keep=keep

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
+from typing import NamedTuple
 
 from shopgen.verifiers.text.normalize import plain, zeroed
 
@@ -142,6 +143,8 @@ _MODAL_CLAUSE = re.compile(
 )
 #: How many characters before an assertion a negation still negates it.
 _NEGATION_REACH = 12
+
+
 #: Rewrites before the statuses are read. Words that look like a status's but are not the
 #: order's: the agent telling what it did ("I have confirmed …", "we've received your
 #: question"), the customer receiving it ("I hope you've received it" is no order just
@@ -151,30 +154,69 @@ _NEGATION_REACH = 12
 #: preparing your order", "we are processing it") is the order being processed. And a
 #: status said without its word: "delivery was completed", "it reached you" (delivered), "it
 #: has left our warehouse" (shipped).
+class _Rewrite(NamedTuple):
+    pattern: re.Pattern[str]
+    repl: str
+    #: Substrings the pattern cannot match without: most answers hold none, and a substring
+    #: test costs less than a regex scan of the whole answer.
+    needs: tuple[str, ...]
+
+
 _REWRITES = (
-    (re.compile(r"\bwe(?:'ve| have)? (?:received|got) your order\b"), "your order was received"),
-    (re.compile(r"\b(?:i|we)(?:'ve| have)? (?:confirmed|received|checked)\b"), "i looked"),
-    (re.compile(r"\byou(?:'ve| have| had)?(?: already| now)? received\b"), "you got"),
-    (re.compile(r"\bdelivery (?:is |was |has been )?(?:confirmed|scheduled)\b"), "delivery noted"),
-    (
+    _Rewrite(
+        re.compile(r"\bwe(?:'ve| have)? (?:received|got) your order\b"),
+        "your order was received",
+        ("your order",),
+    ),
+    _Rewrite(
+        re.compile(r"\b(?:i|we)(?:'ve| have)? (?:confirmed|received|checked)\b"),
+        "i looked",
+        ("confirmed", "received", "checked"),
+    ),
+    _Rewrite(
+        re.compile(r"\byou(?:'ve| have| had)?(?: already| now)? received\b"),
+        "you got",
+        ("received",),
+    ),
+    _Rewrite(
+        re.compile(r"\bdelivery (?:is |was |has been )?(?:confirmed|scheduled)\b"),
+        "delivery noted",
+        ("delivery",),
+    ),
+    _Rewrite(
         re.compile(r"\bdelivery (was|has been|is) (?:successfully )?completed?\b"),
         r"it \1 delivered",
+        ("delivery",),
     ),
-    (re.compile(r"\b(?:reached|got to) you\b|\breached (?:its|the|your) destination\b"), "arrived"),
-    (re.compile(r"\bhanded (?:over )?to you\b|\bdropped off by\b"), "delivered by"),
-    (
+    _Rewrite(
+        re.compile(r"\b(?:reached|got to) you\b|\breached (?:its|the|your) destination\b"),
+        "arrived",
+        ("reached", "got to"),
+    ),
+    _Rewrite(
+        re.compile(r"\bhanded (?:over )?to you\b|\bdropped off by\b"),
+        "delivered by",
+        ("handed", "dropped off"),
+    ),
+    _Rewrite(
         re.compile(r"\bhanded (?:over )?to (?:ups|usps|fedex|ontrac|the carrier|the courier)\b"),
         "shipped with",
+        ("handed",),
     ),
-    (re.compile(r"\bmoving through (?:the |their )?(?:[\w ]+ )?network\b"), "in transit"),
+    _Rewrite(
+        re.compile(r"\bmoving through (?:the |their )?(?:[\w ]+ )?network\b"),
+        "in transit",
+        ("network",),
+    ),
     # A status quoted as the store names it: "it is in 'placed' status".
-    (re.compile(r"(?<!\w)'([a-z][a-z _-]*)'(?!\w)"), r"\1"),
-    (
+    _Rewrite(re.compile(r"(?<!\w)'([a-z][a-z _-]*)'(?!\w)"), r"\1", ("'",)),
+    _Rewrite(
         re.compile(r"\bleft (?:our|the|its) (?:warehouse|fulfil?l?ment (?:center|centre))\b"),
         "shipped",
+        ("left",),
     ),
-    (re.compile(r"\bbeing delivered\b"), "in transit"),
-    (
+    _Rewrite(re.compile(r"\bbeing delivered\b"), "in transit", ("being delivered",)),
+    _Rewrite(
         re.compile(
             r"\b(?:awaiting|pending|waiting (?:for|to be)|ready (?:for|to be)|about to be"
             r"|queued (?:for|to be)|in the queue for)"
@@ -182,21 +224,24 @@ _REWRITES = (
             r"|delivered)\b"
         ),
         "waiting",
+        ("awaiting", "pending", "waiting", "ready", "about to be", "queue"),
     ),
-    (
+    _Rewrite(
         re.compile(
             r"\bwe(?:'re| are) (?:currently |now |still )?(?:preparing|processing|packing"
             r"|getting (?:it|your order|your items|everything) ready)\b"
         ),
         "it is being prepared",
+        ("we're", "we are"),
     ),
 )
 
 
 def _status_text(text: str) -> str:
     low = plain(text)
-    for pattern, repl in _REWRITES:
-        low = pattern.sub(repl, low)
+    for rewrite in _REWRITES:
+        if any(need in low for need in rewrite.needs):
+            low = rewrite.pattern.sub(rewrite.repl, low)
     return _table_statuses(low) if "|" in low else low
 
 
