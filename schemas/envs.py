@@ -98,7 +98,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "returns",
-        "2.13",
+        "2.14",
         "return or exchange the right order line under the store policy",
         *_COMMON,
         "H_orders",

@@ -409,8 +409,13 @@ Version history:
           customer audit's bank: 1,950 of 8,595 before, 1,399 now (most left are questions
           naming no step of a several-step journey, which a customer answers for every step).
           Replies only; every task id changes with the version.
-    3.6 — its status and policy steps' answers are read as status 2.12 and policy 2.11 read
-          them. Every task id changes with the version.
+    3.6 — its status, policy and returns steps' answers are read as status 2.12, policy 2.11
+          and returns 2.14 read them, and a yes after a label's dash ("- **Price match** —
+          Yes!") is read. A bank of 150 final messages to five journeys, written apart from
+          the readers: honest ones read wrong 8 of 110 before, none now; of 40 hedged or
+          wrong ones 5 read right, each answering one way in the words the reader takes
+          ("Yes, we'll match … though no, …" reads yes). Every task id changes with the
+          version.
 """
 
 from __future__ import annotations

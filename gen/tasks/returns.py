@@ -234,6 +234,12 @@ Version history:
           "window" no longer matches "Windows". 1,473 of 100k titles hold a reason's words
           ("Windows 11 Home" 1,035, "Under-Bed Clearance" 271, "Engraved", "Custom Fit"
           167): a refusal quoting such a title read a second, wrong reason.
+    2.14 — a refusal said as nothing going back ("it can't go back", "there's no return
+          option", "no return possible") is a refusal. A bank of 130 refusals written apart
+          from the readers: honest ones read wrong 5 of 100 before, none now; of 30 hedged,
+          wrong or reasonless ones 1 reads right ("it's likely that … isn't eligible, since
+          personalised items usually can't be returned"). Every task id changes with the
+          version.
 """
 
 from __future__ import annotations

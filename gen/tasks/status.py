@@ -187,8 +187,8 @@ Version history:
           20"), an arrow ("Order 356-… → Delivered"), "Still processing", a status quoted as
           the store names it ("in the 'placed' stage"), "delivery was completed", "reached
           you", "handed over to you", "has left our warehouse", "being packed", "we've
-          received your order", dotted dates ("20.02.2026", day first) and "the day after
-          tomorrow". No longer read: "I hope you have received it" as an order just placed, a
+          received your order", dotted dates ("20.02.2026", day first), "the day after
+          tomorrow" and a weekday after its date ("2/20/2026, a Friday" is one date). No longer read: "I hope you have received it" as an order just placed, a
           status line leading the next line's ("Status: Cancelled" over "Placed: Feb 20"), a
           status negated after it ("Shipped — not yet") or before its alternative ("won't be
           shipped or delivered"). A status guessed at ("probably delivered") states none, and

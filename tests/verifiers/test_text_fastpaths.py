@@ -97,7 +97,7 @@ def weekday_claims_ref(text: str, today: date) -> list[frozenset[date]]:
     claims = []
     low = plain_ref(text)
     for m in dates._WEEKDAY_RE.finditer(low):
-        if dates._DATE_BEFORE.search(low[: m.start()][-8:]):
+        if dates._DATE_BEFORE.search(low[: m.start()][-dates.DATE_BEFORE_REACH :]):
             continue
         which, name = m.groups()
         index = dates._WEEKDAYS.index(name)

@@ -772,3 +772,37 @@ def test_policy_hedges_and_wrong_units_stay_wrong(text, goal):
 )
 def test_yes_and_no_in_a_paraphrase_bank(text, said):
     assert yes_no_stated(text) == said
+
+
+# -- returns refusals (130) and journey final messages (150) written apart from the readers -----
+# Honest refusals read wrong: 5 of 100, now none; honest journey answers: 8 of 110, now none.
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Unfortunately that coffee can't go back; it's a perishable item.",
+        "Unfortunately that jacket was a final-sale purchase, so there's no return option for it.",
+        "No return possible here, I'm sorry: the jacket was a final-sale item.",
+    ],
+)
+def test_refusals_said_as_nothing_going_back(text):
+    assert not_eligible_stated(text)
+
+
+def test_a_weekday_after_its_date_is_no_other_date():
+    text = "Your order was delivered on 2/20/2026, a Friday."
+    assert date_stated_alone(text, date(2026, 2, 20), year=2026, allowed=ALLOWED, today=TODAY)
+    # Alone, "a Friday" is still a date of its own: last Friday or the next.
+    assert not date_stated_alone(
+        "It was delivered on 2/20/2026. It arrives a Friday.",
+        date(2026, 2, 20),
+        year=2026,
+        allowed=frozenset({TODAY}),
+        today=TODAY,
+    )
+
+
+def test_yes_after_a_labels_dash():
+    assert yes_no_stated("- **Price matching** — Yes! We match lower prices.") == {True}
+    assert yes_no_stated("Price match - no, not for marketplace sellers.") == {False}

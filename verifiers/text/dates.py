@@ -185,7 +185,12 @@ _WEEKDAY_RE = re.compile(
 
 
 #: The end of a written date right before a weekday ("March 10 (Tuesday)", "3/10, Tue").
-_DATE_BEFORE = re.compile(r"\d(?:st|nd|rd|th)?\.?\s*[,(]?\s*$")
+#: "2/20/2026, a Friday", "March 10, which is a Tuesday" too.
+_DATE_BEFORE = re.compile(
+    r"\d(?:st|nd|rd|th)?\.?\s*[,(]?\s*(?:(?:which|that) (?:is|was|'s) )?(?:on )?(?:a )?$"
+)
+#: How far before a weekday :data:`_DATE_BEFORE` looks.
+DATE_BEFORE_REACH = 24
 
 
 #: A date's day-of-month partners in a range or alternative ("Mar 6–8", "March 7 or 8", "6–8
@@ -369,7 +374,7 @@ def weekday_claims(text: str, today: date) -> list[frozenset[date]]:
         return []
     claims = []
     for m in _WEEKDAY_RE.finditer(low):
-        if _DATE_BEFORE.search(low, max(0, m.start() - 8), m.start()):
+        if _DATE_BEFORE.search(low, max(0, m.start() - DATE_BEFORE_REACH), m.start()):
             continue  # "March 10 (Tuesday)": the date's day, not a date of its own
         which, name = m.groups()
         index = _WEEKDAYS.index(name)

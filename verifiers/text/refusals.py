@@ -87,6 +87,9 @@ _NOT_ELIGIBLE = re.compile(
     r"|won't be|will not be|can't be|cannot be) (?:accepted|allowed|possible|permitted"
     r"|available|an option)"
     r"|non-refundable|not refundable|isn't refundable|aren't refundable"
+    # "It can't go back", "there's no return option", "no return possible".
+    r"|(?:can't|cannot|can not|won't) (?:go|come|be sent|be taken) back"
+    r"|no (?:return|exchange) (?:option|possible)|no (?:option|way) to (?:return|exchange)"
     r"|(?:can't|cannot|can not|unable to|not able to) help (?:you )?with (?:a |an |the |your |this )?"
     r"(?:return|exchange))\b",
     re.I,

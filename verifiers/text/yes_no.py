@@ -14,7 +14,7 @@ _INTERJECTION = (
 #: ends a sentence already). Not after a decimal point: "$4.50 - no fee" lists nothing.
 _LIST_MARKER = r"(?:^|\n|[.!?:;]\s)\W*(?:\(?(?:\d{1,2}|[a-h])\)|\d{1,2}\s*[-\u2013\u2014])"
 _YES_NO = re.compile(
-    rf"(?:{_LIST_MARKER}|^|[.!?:;\n]\s*|\banswer is\s+|\b(?:that|it|this) is a\s+"
+    rf"(?:{_LIST_MARKER}|^|[.!?:;\n\u2013\u2014]\s*|\s-\s+|\banswer is\s+|\b(?:that|it|this) is a\s+"
     r"|,\s*(?:and|so|but)\s+|\b(?:or|and)\s+(?:(?:maybe|possibly|perhaps|probably|even)\s+)?"
     rf"|\b{_INTERJECTION}\W+(?:but\s+)?)\W*(yes|yeah|yep|yup|no|nope)\b"
     r"(?![\s-]+(?:problem|worries|worry)\b)"
