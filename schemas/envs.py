@@ -64,7 +64,7 @@ _COMMON = ("T_max", "B_tool", "p_missing", "p_noise")
 ENVS: tuple[EnvSpec, ...] = (
     _spec(
         "discovery",
-        "1.13",
+        "1.14",
         "find products meeting m constraints and recommend k of them",
         *_COMMON,
         "m",
@@ -76,7 +76,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "substitution",
-        "1.12",
+        "1.13",
         "recommend compatible substitutes for an out-of-stock product",
         *_COMMON,
         "m",
@@ -88,7 +88,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "cart",
-        "1.10",
+        "1.11",
         "build the exact cart the customer asks for",
         *_COMMON,
         "top_k",
@@ -98,23 +98,23 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "returns",
-        "2.14",
+        "2.15",
         "return or exchange the right order line under the store policy",
         *_COMMON,
         "H_orders",
         "p_switch",
     ),
-    _spec("status", "2.12", "tell the customer where an order is", *_COMMON, "H_orders"),
+    _spec("status", "2.13", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
-        "2.11",
+        "2.12",
         "answer a store-policy question decided by B_branch clauses",
         *_COMMON,
         "B_branch",
     ),
     _spec(
         "bundle",
-        "1.9",
+        "1.10",
         "recommend one product per category of a project within budget",
         *_COMMON,
         "top_k",
@@ -124,7 +124,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "3.6",
+        "3.7",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

@@ -126,10 +126,28 @@ _QTY = (
     # "How many of each?" got a journey discovery step's count of options (48 of 101 each).
     "how many units",
     "how many of each",
+    # A paraphrase bank of agents' questions written apart from the customer: "Do you only
+    # need one of the lamps?", "One lamp, or more?", "Is one lamp sufficient?", "Would one
+    # lamp do, or should I add more?" got "I don't know" (512 of 518 cart asks each).
+    "only need one",
+    "or more",
+    "sufficient",
+    "add more",
+    "need several",
 )
 _COLOR = ("color", "colour", "shade", "hue", "tint")
 #: Not "looking for": "Are you looking for a replacement or a refund?" got the item too.
-_ITEM = ("which item", "what item", "which product", "what product")
+#: "What did you order?" got the order number (196 of 440 returns and status asks, the
+#: paraphrase bank).
+_ITEM = (
+    "which item",
+    "what item",
+    "which product",
+    "what product",
+    "what did you order",
+    "what you ordered",
+    "what did you buy",
+)
 #: An item's condition: "Is it still sealed?" and "What state is the item in?" got "I'm not
 #: sure" or the item (38 and 52 of 52 asks). "State" alone is the delivery state's: "Which
 #: state is it shipping to?" got the item's condition (48 of 48 policy tasks holding one).
@@ -165,6 +183,12 @@ _LIST = (
     "shopping list",
     "what do you need",
     "what you need",
+    # The paraphrase bank: "What would you like me to add to your cart?", "What should I put
+    # in your cart?", "What did you need again?" got "I don't know" (225 of 225 cart asks).
+    "add to your cart",
+    "put in your cart",
+    "like me to add",
+    "did you need",
 )
 #: Words asking which of the customer's orders they mean, whatever they tell it by.
 _WHICH_ORDER = (
@@ -213,6 +237,11 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "order date",
         "when did you order",
         "when did you place",
+        # "When did you make this purchase?" (the paraphrase bank: 121 of 440 asks got "I'm
+        # not sure").
+        "when did you make",
+        "when did you buy",
+        "when did you purchase",
         "placed",
         "date",
         *_WHICH_ORDER,
@@ -231,6 +260,11 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "faulty",
         "broken",
         "not working",
+        # Longer than the method's "send it back": "Why do you want to send it back?" got the
+        # return method too (213 of 215 returns asks, the paraphrase bank).
+        "why do you want to send it back",
+        "why would you like to send it back",
+        "why are you sending it back",
     ),
     "action": (
         "return or exchange",
@@ -261,6 +295,9 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "category": (
         "kind of",
         "type of",
+        # "What sort of product are we talking about?" (the paraphrase bank: 257 of 257 policy
+        # asks got "I'm not sure"); "What sort of membership …" is the tier's, a longer phrase.
+        "sort of",
         "category",
         "what item",
         "which item",
@@ -275,9 +312,14 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "product is this",
         "item are you",
         "are you buying",
-        "purchasing",
+        # Not "purchasing" alone, whose stem is "purchase"'s: "How many did you purchase?" got
+        # the category (257 of 257 policy asks, the paraphrase bank).
+        "are you purchasing",
     ),
-    "topic": ("question", "topic", "want to know"),
+    # "What would you like to ask?" (the paraphrase bank: 257 of 257 policy asks got "I'm not
+    # sure"). Not "like to know": in a journey, "What would you like to know about the
+    # order?" got the policy step's question beside the order's.
+    "topic": ("question", "topic", "want to know", "like to ask", "want to ask"),
     # "What's it for?" reads "what s it for": "what for" never matched (44 of 44 bundle asks).
     "project": (
         "project",
@@ -336,6 +378,10 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "information",
         "check for you",
         "exactly do you need",
+        # "Carrier too?", "Should I tell you the carrier as well?" (the paraphrase bank: 156
+        # of 156 status asks got "I'm not sure"); "What info do you need?" (225 of 225).
+        "carrier",
+        "info",
         "details",
         "help with",
         "look up",
@@ -372,6 +418,11 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "how do you want to send",
         "how are you returning",
         "how are you sending",
+        # "How would you prefer to return it?" (the paraphrase bank: 215 of 215 returns asks
+        # got "I'm not sure").
+        "prefer to return",
+        "prefer to send",
+        "prefer to ship",
         # "How do you plan to return the item?" got the item (105 of 105 asks).
         "plan to return",
         "get it back",
@@ -399,6 +450,14 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "level is your account",
         # "What kind of account do you have with us?" got the product category (139 of 156).
         "account",
+        # Longer than the category's "kind of" (the paraphrase bank: "What sort of membership
+        # or account do you have?" got the category too, 257 of 257).
+        "kind of account",
+        "sort of account",
+        "type of account",
+        "kind of membership",
+        "sort of membership",
+        "type of membership",
     ),
     # The policy documents test "Alaska and Hawaii" and "the contiguous US": an agent asks
     # in those words, or for where the customer is, rather than for a "state".
@@ -428,6 +487,12 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "where should it be",
         "where will it be",
         "where is it going",
+        # "Where are we shipping this order to?" got the shipping method or "I'm not sure"
+        # (170 of 257 policy asks, the paraphrase bank).
+        "where are we shipping",
+        "where are you shipping",
+        "where is it shipping",
+        "where should we ship",
         "zip",
         "postcode",
         "postal code",
@@ -442,6 +507,11 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "shipping method",
         "shipping speed",
         "delivery method",
+        # Longer than the category's "kind of": "What kind of shipping did you go with?" got
+        # the category (203 of 257 policy asks, the paraphrase bank).
+        "kind of shipping",
+        "sort of shipping",
+        "type of shipping",
     ),
     # "How big is the item?" (92 of 92 asks): the policy's own words ask "large", "bulky"…
     "large_item": ("how big", "how large", "size of the item", "size is the item", "dimension"),

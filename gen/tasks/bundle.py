@@ -119,6 +119,9 @@ Version history:
           you need it gift-wrapped?" got the project's list (130 of 130 tasks, 5k, d = 0–12);
           "What do you need?", "What else do you need?" and "Which items do you need?" still
           do. Replies only; every task id changes with the version.
+    1.10 — as cart 1.11: "What should I put in your cart?" and "What did you need again?" get
+          the must-haves (they got "I don't know"). Replies only; every task id changes with
+          the version.
 """
 
 from __future__ import annotations

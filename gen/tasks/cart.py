@@ -182,6 +182,11 @@ Version history:
     1.10 — as discovery 1.13: "How many options would you like?" and "How many days ago
           did it arrive?" got every item's quantity by "how many" (65 of 65 tasks, 5k, d =
           0–12); "I don't know" now. Replies only; every task id changes with the version.
+    1.11 — as discovery 1.14: "Do you only need one of the lamps?", "One lamp, or more?",
+          "Would one lamp do, or should I add more?" get the quantity, "What would you like me
+          to add to your cart?", "What should I put in your cart?" and "What did you need
+          again?" the items (each "I don't know" on 512 of 518 and 225 of 225 asks). Replies
+          only; every task id changes with the version.
 """
 
 from __future__ import annotations

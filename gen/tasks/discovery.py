@@ -253,6 +253,13 @@ Version history:
           "How many days ago did it arrive?" got the number of options by "how many" (65 of
           65 tasks each, 5k, d = 0–12; 23 of 65 for the last); "I don't know" now. Replies
           only; every task id changes with the version.
+    1.14 — the customer understands more wordings: a paraphrase bank of agents' questions
+          written apart from the customer (486: six wordings of each of the customer audit's
+          81 questions) found wordings it did not understand. "What sort of product are we
+          talking about?" gets the kind of product (it got "I don't know"); questions of other
+          environments ("How would you prefer to return it?", "What kind of shipping did you
+          go with?") get "I don't know", where they got the priorities or the delivery time.
+          Replies only; every task id changes with the version.
 """
 
 from __future__ import annotations

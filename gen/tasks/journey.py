@@ -416,6 +416,9 @@ Version history:
           wrong ones 5 read right, each answering one way in the words the reader takes
           ("Yes, we'll match … though no, …" reads yes). Every task id changes with the
           version.
+    3.7 — its steps' customers answer as discovery 1.14, cart 1.11, bundle 1.10, returns 2.15,
+          status 2.13 and policy 2.12 tell. Replies only; every task id changes with the
+          version.
 """
 
 from __future__ import annotations

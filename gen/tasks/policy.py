@@ -276,6 +276,12 @@ Version history:
           may not be able to" answer nothing; "1- or 2-year" is a hedge. A policy audit's
           5,658 cheats: 140 fewer pass ("about nine dollars ($10.99)"). Every task id
           changes with the version.
+    2.12 — as discovery 1.14: "What would you like to ask?" gets the question (257 of 257 got
+          "I'm not sure"), "What sort of membership or account do you have?" the tier alone
+          (the category too), "What kind of shipping did you go with?" the shipping method
+          (the category), "How many did you purchase?" the quantity or nothing (the category),
+          "Where are we shipping this order to?" the state (the shipping method). Replies
+          only; every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -240,6 +240,11 @@ Version history:
           wrong or reasonless ones 1 reads right ("it's likely that … isn't eligible, since
           personalised items usually can't be returned"). Every task id changes with the
           version.
+    2.15 — as discovery 1.14: "How would you prefer to return it?" gets the return method (215
+          of 215 asks got "I'm not sure"), "Why do you want to send it back?" the reason alone
+          (the method too, 213 of 215), "What did you order?" the item (the order number, 196
+          of 440), "When did you make this purchase?" the order's day. Replies only; every
+          task id changes with the version.
 """
 
 from __future__ import annotations

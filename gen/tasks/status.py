@@ -194,6 +194,10 @@ Version history:
           shipped or delivered"). A status guessed at ("probably delivered") states none, and
           beside another status it is a hedge ("placed or possibly already processing").
           Every task id changes with the version.
+    2.13 — as discovery 1.14: "Carrier too?", "Should I tell you the carrier as well?" and
+          "What info do you need from me?" get what the customer wants to know (156 of 156 and
+          225 of 225 asks got "I'm not sure"), "What did you order?" the item. Replies only;
+          every task id changes with the version.
 """
 
 from __future__ import annotations

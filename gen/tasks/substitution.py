@@ -206,6 +206,10 @@ Version history:
           of 65 tasks), and "What kind of product?" gets the kind alone, not the original
           product besides: a fact asked of the item no longer says the item back (6 of 65).
           Replies only; every task id changes with the version.
+    1.13 — as discovery 1.14: questions of other environments ("Where are we shipping this
+          order to?", "How would you prefer to send it back?") get "I don't know", where they
+          got the priorities, and "What did you order?" the original product. Replies only;
+          every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -345,3 +345,57 @@ def test_a_count_of_units_or_of_each_is_no_count_of_options():
     ]
     assert _asked(slots, "How many of each?") == ["steps.1.items.0.qty"]
     assert "steps.0.k_rec" not in _asked(slots, "How many units are you ordering?")
+
+
+# -- a paraphrase bank: 486 agents' questions written apart from the customer -------------------
+# Six wordings of each of the audit bank's 81 questions. Asks answered with "I don't know", the
+# wrong fact or more than asked: 12.6% before, 9.0% after (the bank's own wordings: 1,491
+# before, 1,462 after, no reply worse).
+
+CART = [
+    _slot("items.0.desc", "desk lamp"),
+    _slot("items.0.qty", 3, "quantity", "quantity"),
+]
+STATUS = [
+    _slot("order_ref", "356-0030617-0101557", label="order number"),
+    _slot("want", "status and tracking", label="thing I need"),
+]
+POLICY_FACTS = [
+    *POLICY,
+    _slot("ship_method", "expedited shipping", "choice", "shipping method"),
+    _slot("quantity", 5, "quantity", "quantity"),
+    _slot("topic", "how much shipping costs", label="question"),
+]
+
+
+@pytest.mark.parametrize(
+    ("slots", "question", "asked"),
+    [
+        (CART, "Do you only need one of the desk lamps?", ["items.0.qty"]),
+        (CART, "One desk lamp, or more?", ["items.0.qty"]),
+        (CART, "Is one desk lamp sufficient, or do you need several?", ["items.0.qty"]),
+        (CART, "Would one desk lamp do, or should I add more?", ["items.0.qty"]),
+        (CART, "What would you like me to add to your cart?", ["items.0.desc"]),
+        (CART, "What should I put in your cart?", ["items.0.desc"]),
+        (CART, "What did you need again?", ["items.0.desc"]),
+        (STATUS, "Carrier too?", ["want"]),
+        (STATUS, "Should I tell you the carrier as well?", ["want"]),
+        (STATUS, "What info do you need from me?", ["want"]),
+        (POLICY_FACTS, "What would you like to ask?", ["topic"]),
+        (POLICY_FACTS, "What sort of product are we talking about?", ["category"]),
+        (POLICY_FACTS, "What sort of membership or account do you have?", ["tier"]),
+        (POLICY_FACTS, "What kind of shipping did you go with?", ["ship_method"]),
+        (POLICY_FACTS, "How many did you purchase?", ["quantity"]),
+        (POLICY_FACTS, "Where are we shipping this order to?", ["state"]),
+        (RETURN, "How would you prefer to return it?", ["method"]),
+        (RETURN, "What did you order?", ["item"]),
+    ],
+)
+def test_questions_as_other_agents_word_them(slots, question, asked):
+    assert _asked(slots, question) == asked
+
+
+def test_why_sending_it_back_asks_the_reason_not_the_method():
+    """ "Why do you want to send it back?" got the return method too (213 of 215 asks)."""
+    slots = [*RETURN, _slot("reason", "changed my mind", "choice", "reason")]
+    assert _asked(slots, "Why do you want to send it back?") == ["reason"]
