@@ -253,7 +253,11 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "problem",
         "issue",
         # "What happened?" and "Is it defective?" got "I'm not sure" (30 of 30 returns asks).
-        "happened",
+        # Not "happen" alone: "Do you happen to have the order number handy?" got the reason
+        # too (156 of 156 returns asks, the paraphrase bank).
+        "what happened",
+        "what s happened",
+        "what has happened",
         "made you",
         "prompt",
         "defective",

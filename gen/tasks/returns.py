@@ -243,8 +243,9 @@ Version history:
     2.15 — as discovery 1.14: "How would you prefer to return it?" gets the return method (215
           of 215 asks got "I'm not sure"), "Why do you want to send it back?" the reason alone
           (the method too, 213 of 215), "What did you order?" the item (the order number, 196
-          of 440), "When did you make this purchase?" the order's day. Replies only; every
-          task id changes with the version.
+          of 440), "When did you make this purchase?" the order's day, "Do you happen to have
+          the order number handy?" no longer the reason too. Replies only; every task id
+          changes with the version.
 """
 
 from __future__ import annotations
