@@ -789,6 +789,12 @@ OPEN_ASK: Phrases = frozenset(
             "more about",
             "requirement",
             "clarify",
+            # "Is that all?", "Will that be all?", "Anything more I need to know?" got "No
+            # idea" where "Is that everything?" got this (the paraphrase bank: 713 of 780 and
+            # 532 of 780 asks).
+            "is that all",
+            "that be all",
+            "anything more",
         ),
     )
 )
