@@ -1,0 +1,153 @@
+"""The final-answer readers against banks of answers written apart from them.
+
+Each bank (``data/answer_bank_*.jsonl``) was written by someone who never read the readers, as
+different LLM assistants would answer: honest answers in many layouts and wordings, and
+hedged or wrong ones, each labelled. A reader change that reads one more honest answer wrong,
+or one more hedged or wrong answer right, fails here. The counts left are the cases the
+readers do not take (CHANGELOG: status 2.12, policy 2.11, returns 2.14, journey 3.6).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from shopgen.verifiers.layout import texts
+from shopgen.verifiers.policy import answer_right
+from shopgen.verifiers.status import _parts
+from shopgen.verifiers.text import not_eligible_stated, refusal_reasons_stated
+
+BANKS = Path(__file__).parent / "data"
+TODAY = "2026-03-02"
+
+
+def _status(status: str, day: str | None, tracking=None, carrier=None, dates=()) -> Callable:
+    return lambda text: all(
+        dict(_parts(text, status, day, tracking, carrier, TODAY, dates)).values()
+    )
+
+
+def _policy(value, unit, topic, ignore=(), kind="number") -> Callable:
+    goal = {"kind": kind, "value": value, "unit": unit, "topic": topic}
+    return lambda text: answer_right(text, goal, ignore)
+
+
+def _refusal(reason: str, title: str) -> Callable:
+    return lambda text: (
+        not_eligible_stated(text) and refusal_reasons_stated(text, (title,)) == {reason}
+    )
+
+
+STATUS = {
+    "S1": _status(
+        "delivered",
+        "2026-02-20",
+        "1Z742870316384",
+        "UPS",
+        ("2026-02-14", "2026-02-17", "2026-02-20"),
+    ),
+    "S2": _status(
+        "in_transit",
+        "2026-03-05",
+        "7529393822065",
+        "FedEx",
+        ("2026-02-25", "2026-02-27", "2026-03-05"),
+    ),
+    "S3": _status("shipped", "2026-03-04", dates=("2026-02-26", "2026-02-28", "2026-03-04")),
+    "S4": _status("processing", "2026-03-06", dates=("2026-02-28", "2026-03-06")),
+    "S5": _status("placed", "2026-03-09", dates=("2026-03-01", "2026-03-09")),
+    "S6": _status("cancelled", None, dates=("2026-02-20", "2026-02-21")),
+}
+POLICY = {
+    "P1": _policy(15, "percent", "restocking_fee"),
+    "P2": _policy(0, "percent", "restocking_fee"),
+    "P3": _policy(9.99, "USD", "return_shipping_fee", (45.5,)),
+    "P4": _policy(0, "USD", "return_shipping_fee", (80.0,)),
+    "P5": _policy(5.99, "USD", "shipping_cost", (22.0, 35.0)),
+    "P6": _policy(0, "USD", "shipping_cost", (64.0, 35.0)),
+    "P7": _policy(45, "days", "return_window", (10.0,)),
+    "P8": _policy(30, "days", "return_window", (3.0,)),
+    "P9": _policy(3, "business days", "shipping_days"),
+    "P10": _policy(24, "months", "warranty"),
+    "P11": _policy(0, "months", "warranty"),
+    "P12": _policy(10, "percent", "bulk_discount"),
+    "P13": _policy(0, "percent", "bulk_discount"),
+    "P14": _policy(99, "USD/year", "membership_fee"),
+    "P15": _policy(35, "USD", "free_shipping_threshold"),
+    "P16": _policy(True, None, "price_match", kind="boolean"),
+    "P17": _policy(False, None, "returnable", kind="boolean"),
+    "P18": _policy(False, None, "return_method_available", kind="boolean"),
+    "P19": _policy(True, None, "returnable", kind="boolean"),
+    "P20": _policy(14, "days", "price_match_window"),
+}
+RETURNS = {
+    "R1": _refusal("window", "Lumen Desk Lamp, LED"),
+    "R2": _refusal("final_sale", "Trailhead Rain Jacket, Men's"),
+    "R3": _refusal("perishable", "Organic Dark Roast Coffee Beans, 2 lb"),
+    "R4": _refusal("personalised", "Engraved Leather Wallet"),
+    "R5": _refusal("hygiene", "Electric Toothbrush Heads, 8-Pack"),
+}
+STEPS = {
+    # A journey's status requests asked for the status and the date alone.
+    "STATUS": (
+        "status",
+        _status("in_transit", "2026-03-05", dates=("2026-02-25", "2026-02-27", "2026-03-05")),
+    ),
+    "STATUS_D": (
+        "status",
+        _status("delivered", "2026-02-20", dates=("2026-02-14", "2026-02-17", "2026-02-20")),
+    ),
+    "POLICY_FEE": ("policy", POLICY["P3"]),
+    "POLICY_WINDOW": ("policy", POLICY["P7"]),
+    "POLICY_YES": ("policy", POLICY["P16"]),
+    "REFUSAL": ("returns", RETURNS["R4"]),
+}
+JOURNEYS = {
+    "J1": ("STATUS", "POLICY_FEE"),
+    "J2": ("POLICY_WINDOW", "STATUS_D"),
+    "J3": ("REFUSAL", "POLICY_YES"),
+    "J4": ("STATUS", "POLICY_WINDOW", "REFUSAL"),
+    "J5": ("POLICY_FEE", "STATUS_D", "POLICY_YES"),
+}
+
+
+def _journey(scenario: str) -> Callable:
+    steps = [STEPS[s] for s in JOURNEYS[scenario]]
+    kinds = tuple(kind for kind, _ in steps)
+    return lambda text: all(
+        right(part or "") for (_, right), part in zip(steps, texts(text, kinds), strict=True)
+    )
+
+
+GRADERS = {
+    "status": STATUS.get,
+    "policy": POLICY.get,
+    "returns": RETURNS.get,
+    "journey": _journey,
+}
+
+
+@pytest.mark.parametrize(
+    ("bank", "honest_wrong", "hedged_right"),
+    [
+        # Status: 8 give a fact not asked for (not graded), 3 say the date with "might", 5
+        # contradict themselves in other words. Honest: "06/03/2026" beside "March 6" (read
+        # month first), a table row of dates, "we have your order (placed March 1)".
+        ("status", 4, 16),
+        # Policy: each reads one way ("Yes, we price match. Unfortunately, we can't …" reads
+        # yes). Honest: "won't get one", "that isn't possible", "- In-store: No / - Mail-in:
+        # Yes", "Mail-in returns are accepted" beside a no.
+        ("policy", 4, 3),
+        ("returns", 0, 1),  # "It's likely … isn't eligible, since … usually can't be returned"
+        ("journey", 0, 5),  # each reads one way, as the policy bank's
+    ],
+)
+def test_a_bank_written_apart_from_the_readers(bank, honest_wrong, hedged_right):
+    lines = (BANKS / f"answer_bank_{bank}.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    graded = [(row["honest"], GRADERS[bank](row["scenario"])(row["text"])) for row in rows]
+    assert sum(honest and not right for honest, right in graded) == honest_wrong
+    assert sum(right and not honest for honest, right in graded) == hedged_right
