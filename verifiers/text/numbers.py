@@ -183,6 +183,8 @@ def numbers_stated(text: str, unit: str | None, *, derived: bool | None = None) 
     return _floats((re.compile(rf"\b{_NUM}\b"),), text, keep=keep)
 
 
+#: A money amount's "a month" ("1 month" once number words are digits), "/mo", "monthly".
+_MONTHLY = r"(?:(?:an?|1|per|each|every|/)\s*(?:month|mo)|monthly)"
 #: Words that tell a value is arithmetic on the answer, not the answer, by unit: before it
 #: (within its line) or right after it. Money: a refund left after a fee ("$35.51 back",
 #: "Refund after fee: $35.51"), a total with shipping ("bringing your total to $27.99"), the
@@ -201,7 +203,7 @@ _DERIVED: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
         ),
         re.compile(
             r"[^\S\n]*(?:back|more|over|short|left|remaining|in refunds?|refunded"
-            r"|(?:an?|1|per|each|every|/)\s*(?:month|mo)|monthly)\b",
+            rf"|{_MONTHLY})\b",
             re.I,
         ),
     ),
@@ -216,7 +218,7 @@ _DERIVED: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
 }
 _DERIVED["USD/year"] = _DERIVED["USD"]
 #: A money amount per month (``USD/year`` answers are yearly).
-_PER_MONTH = re.compile(r"[^\S\n]*(?:(?:an?|1|per|each|every|/)\s*(?:month|mo)|monthly)\b", re.I)
+_PER_MONTH = re.compile(rf"[^\S\n]*{_MONTHLY}\b", re.I)
 
 
 def _is_derived(text: str, m: re.Match[str], unit: str | None) -> bool:

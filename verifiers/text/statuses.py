@@ -72,11 +72,11 @@ _MOVER = r"\b(?:ups|usps|fedex|fed ex|ontrac|the carrier|the courier|the driver|
 #: zeroed as the statuses are read (:func:`zeroed`).
 _ORDER_ID = r"(?:\s+#?\d[\d-]*\d)?"
 
+#: Blanks between words of one line.
+_GAP = r"[^\S\n]+"
 #: What follows a present perfect told as history: "and" and a present clause that is no
 #: negation ("has been placed and is being processed"; not "… and is not processed yet",
 #: where "has been placed" is the status now).
-#: Blanks between words of one line.
-_GAP = r"[^\S\n]+"
 _THEN_NOW = (
     r"(?=,?\s+and\s+(?:(?:it|is|has|'s|now|currently|already|still)\b\s*)+"
     r"(?!not\b|never\b|yet\b|\w*n't\b)\w)"
@@ -87,17 +87,17 @@ def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
     """One status's words as one regex: after a lead ("is", "has been" …), after "status".
 
     Or offered as an alternative ("… or delivered", "in transit/delivered"): a hedge over
-    statuses asserts them all.
-    Or right after the order as a bare past verb ("your order shipped", "order 356-… arrived":
-    an order id may stand between), after who moved it ("UPS delivered it"), after "and" ("it
-    shipped on March 1 and arrived on the 4th"), or opening a line (a bullet, an emoji or a
-    list's number: "- Delivered: March 4", "✅ Delivered", "3. Delivered", "Still processing"):
-    these tell what happened, in
-    the past, and so does the present perfect "has been …" followed by "and" and a present
-    clause ("has been placed and is being processed" tells the order's history, then its
-    status; "has been placed and is not processed yet" tells its status). A lead may end in a colon ("is:
-    Processing"), and a heading may set the status after the order by a dash or a colon
-    ("Order 123 — In transit", "Order 123 → Delivered"). "Shows as"/"listed as"/"marked as" lead too.
+    statuses asserts them all. Or right after the order as a bare past verb ("your order
+    shipped", "order 356-… arrived": an order id may stand between), after who moved it
+    ("UPS delivered it"), after "and" ("it shipped on March 1 and arrived on the 4th"), or
+    opening a line (a bullet, an emoji or a list's number: "- Delivered: March 4", "✅
+    Delivered", "3. Delivered", "Still processing"): these tell what happened, in the past,
+    and so does the present perfect "has been …" followed by "and" and a present clause
+    ("has been placed and is being processed" tells the order's history, then its status;
+    "has been placed and is not processed yet" tells its status). A lead may end in a colon
+    ("is: Processing"), and a heading may set the status after the order by a dash or a
+    colon ("Order 123 — In transit", "Order 123 → Delivered"). "Shows as"/"listed
+    as"/"marked as" lead too.
     """
     alts = "|".join(re.escape(w) for w in words)
     return re.compile(
@@ -115,6 +115,8 @@ def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
 
 _WORDS = {**STATUS_WORDS, UNDER_WAY: _UNDER_WAY_WORDS}
 _ASSERTIONS = {status: _assertion(tuple(words)) for status, words in _WORDS.items()}
+#: Words that guess at a status rather than state it.
+_GUESS = r"(?:probably|likely|possibly|perhaps|maybe)"
 #: A negation, a condition, a modal or a guess in an assertion's words or just before them
 #: ("has not been", "hasn't been", "if it has shipped", "should have arrived", "was probably
 #: delivered"): nothing is asserted. The order was looked up; a guess at its status states
@@ -122,7 +124,7 @@ _ASSERTIONS = {status: _assertion(tuple(words)) for status, words in _WORDS.item
 _NEGATED = re.compile(
     r"\bnot\b|n't\b|\bnever\b|\byet to\b|\bif\b|\bonce\b|\bunless\b|\bshould\b|\bwould\b"
     r"|\bcould\b|\bmight\b|\bwill\b|\bbefore\b|\buntil\b|\bnothing\b"
-    r"|\bprobably\b|\blikely\b|\bpossibly\b|\bperhaps\b|\bmaybe\b"
+    rf"|\b{_GUESS}\b"
 )
 #: A negated status right before an alternative joined to it: "it won't be shipped or delivered"
 #: negates both (the negation is further back than :data:`_NEGATION_REACH`).
@@ -336,7 +338,7 @@ def _possibility(words: tuple[str, ...]) -> re.Pattern[str]:
         rf"|{modal}(?:already|still)\s+be\s+(?:{alts})\b"
         rf"|{modal}be\s+still\s+(?:{alts})\b"
         rf"|{modal}be\s+(?:already\s+)?(?:{alts})\b(?=[^.;!?\n]{{0,30}}\b(?:already|by now)\b)"
-        rf"|\b(?:probably|likely|possibly|perhaps|maybe)\s+(?:(?:already|still|now|been|be)\s+)*"
+        rf"|\b{_GUESS}\s+(?:(?:already|still|now|been|be)\s+)*"
         rf"(?:{alts})\b"
     )
 
