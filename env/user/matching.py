@@ -457,10 +457,26 @@ _LONG_PHRASES: Phrases = frozenset(
 
 #: Words that only make a phrase a question: "what item" asks for the item as "item" does,
 #: "brand preference" for the brand as "brand" does, "kind of" for the kind as "kind" does.
+#: "How", "when" and "where" are not among them: they say which fact is asked. "How is it
+#: being shipped?" got the delivery state by "being shipped" (36 of 60 policy tasks), and
+#: "When did you make the order?" a journey's brand by "make".
 _ASKING_ONLY = frozenset(
-    stems("what which who how when where is are was do does did you your the a s it i any")
+    stems("what which who is are was do does did you your the a s it i any")
     + stems("prefer preference like want need of for to in on at with")
 )
+#: An asking word that, right after a shorter phrase, is its preposition: "shipping to" asks
+#: where, not how ("What state is it shipping to?" got the shipping method by "shipping").
+_PREPOSITIONS = frozenset(stems("to"))
+
+
+def _adds_meaning(longer: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+    """Whether ``longer``, holding ``phrase``, asks for something ``phrase`` alone does not."""
+    if not _ASKING_ONLY.issuperset(set(longer) - set(phrase)):
+        return True
+    return any(
+        longer[i + len(phrase) : i + len(phrase) + 1] in {(w,) for w in _PREPOSITIONS}
+        for i in _positions(longer, phrase)
+    )
 
 
 def _outmatched(m: _Matcher, grams: frozenset[tuple[str, ...]], long: Phrases) -> bool:
@@ -474,10 +490,7 @@ def _outmatched(m: _Matcher, grams: frozenset[tuple[str, ...]], long: Phrases) -
     own = grams & m.strong
     longer = [q for q in long if q not in m.strong]
     return all(
-        any(
-            len(q) > len(p) and _positions(q, p) and not _ASKING_ONLY.issuperset(set(q) - set(p))
-            for q in longer
-        )
+        any(len(q) > len(p) and bool(_positions(q, p)) and _adds_meaning(q, p) for q in longer)
         for p in own
     )
 

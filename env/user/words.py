@@ -516,6 +516,11 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "kind of shipping",
         "sort of shipping",
         "type of shipping",
+        # Longer than the state's "being shipped": "How is it being shipped?" got the state.
+        "how is it being shipped",
+        "how s it being shipped",
+        "how is it being delivered",
+        "how s it being delivered",
     ),
     # "How big is the item?" (92 of 92 asks): the policy's own words ask "large", "bulky"…
     "large_item": ("how big", "how large", "size of the item", "size is the item", "dimension"),

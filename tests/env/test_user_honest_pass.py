@@ -215,6 +215,43 @@ def test_a_policy_customer_answers_what_is_asked(question, asked):
     assert _asked(POLICY, question) == asked
 
 
+SHIPPED = [
+    *POLICY,
+    _slot("ship_method", "expedited shipping", "choice", "shipping method", keywords=["shipping"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        # A "to" after "shipping" asks where: these got the shipping method too (11 of 60).
+        ("What state is it shipping to?", ["state"]),
+        ("Where are you shipping it?", ["state"]),
+        # "How" asks the method, though "being shipped" asks where elsewhere (got the state).
+        ("How is it being shipped?", ["ship_method"]),
+        ("Where is it being shipped?", ["state"]),
+        ("What shipping method did you choose?", ["ship_method"]),
+    ],
+)
+def test_where_it_ships_and_how_it_ships_are_told_apart(question, asked):
+    assert _asked(SHIPPED, question) == asked
+
+
+@pytest.mark.parametrize(
+    "question", ["Delivering to which state?", "What state is it shipping to?"]
+)
+def test_where_it_is_delivered_is_no_question_of_delivery_time(question):
+    """A discovery customer got these as the delivery time they need (26 of 40 tasks)."""
+    days = _slot("ship_days_max", 3, "days", "delivery time")
+    assert _asked([*DISCOVERY, days], question) == []
+
+
+def test_when_an_order_was_made_is_no_question_of_the_brand():
+    """ "When did you make the order?" got a discovery step's brand by "make"."""
+    brand = _slot("brand", "Jackson", "brand", "brand")
+    assert _asked([*DISCOVERY, brand], "When did you make the order?") == []
+
+
 RETURN = [
     _slot("item", "jeans", label="item"),
     _slot("action", "exchange", "choice", "return or exchange"),
