@@ -134,13 +134,12 @@ GRADERS = {
     ("bank", "honest_wrong", "hedged_right"),
     [
         # Status: 8 give a fact not asked for (not graded), 3 say the date with "might", 5
-        # contradict themselves in other words. Honest: "06/03/2026" beside "March 6" (read
-        # month first), a table row of dates, "we have your order (placed March 1)".
-        ("status", 4, 16),
+        # contradict themselves in other words.
+        ("status", 0, 16),
         # Policy: each reads one way ("Yes, we price match. Unfortunately, we can't …" reads
-        # yes). Honest: "won't get one", "that isn't possible", "- In-store: No / - Mail-in:
-        # Yes", "Mail-in returns are accepted" beside a no.
-        ("policy", 4, 3),
+        # yes). Honest: "- In-store: No / - Mail-in: Yes" and "Mail-in returns are accepted"
+        # beside a no, each a yes and a no to a reader that does not know what was asked.
+        ("policy", 2, 3),
         ("returns", 0, 1),  # "It's likely … isn't eligible, since … usually can't be returned"
         ("journey", 0, 5),  # each reads one way, as the policy bank's
     ],

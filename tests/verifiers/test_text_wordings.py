@@ -806,3 +806,68 @@ def test_a_weekday_after_its_date_is_no_other_date():
 def test_yes_after_a_labels_dash():
     assert yes_no_stated("- **Price matching** — Yes! We match lower prices.") == {True}
     assert yes_no_stated("Price match - no, not for marketplace sellers.") == {False}
+
+
+# -- honest answers the answer banks still read wrong, now read as written ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        ("Your items are being picked and packed right now.", "processing"),
+        ("Both items were delivered on February 20.", "delivered"),
+        ("We have your order (placed March 1) and it's expected on March 9.", "placed"),
+    ],
+)
+def test_statuses_of_the_orders_items_and_in_brackets(text, truth):
+    assert status_stated(text, truth)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Your order is being processed. Orders are typically delivered in 3-5 days.",
+        "It is being processed; most orders are shipped within 2 business days.",
+    ],
+)
+def test_what_orders_generally_are_is_no_status_of_this_one(text):
+    assert status_stated(text, "processing")
+    assert not status_stated(text, "delivered")
+    assert not status_stated(text, "shipped")
+
+
+def test_a_numeric_date_beside_the_same_date_in_words_is_that_date():
+    text = "Estimated delivery: Friday, March 6, 2026 (06/03/2026)."
+    assert date_stated_alone(text, date(2026, 3, 6), year=2026, today=TODAY)
+    assert not date_listed(text, date(2026, 3, 6), year=2026, today=TODAY)
+    # Alone, or beside another date, it is still read month first.
+    assert date_stated_alone("Estimated delivery: 06/03/2026.", date(2026, 6, 3), year=2026)
+    assert not date_stated_alone(
+        "Expected March 5 or 06/03/2026.", date(2026, 3, 6), year=2026, today=TODAY
+    )
+
+
+def test_dates_in_a_tables_columns_are_labelled_by_its_header():
+    table = "| Status | Placed on | Expected delivery |\n|---|---|---|\n| Placed | 2026-03-01 | 2026-03-09 |"
+    assert not date_listed(table, date(2026, 3, 9), year=2026, today=TODAY)
+    # Without the header's rule the cells are a bare list.
+    assert date_listed("2026-03-01 | 2026-03-09", date(2026, 3, 9), year=2026, today=TODAY)
+    assert date_listed(table + "\n| ETA | 2026-03-09 or 2026-03-10 |", date(2026, 3, 9), year=2026)
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("Unfortunately you won't get one: the bulk discount starts at 10 units.", "bulk_discount"),
+        ("I'm afraid there isn't one for an order of 3.", "bulk_discount"),
+        ("Sorry, you don't qualify for it.", "bulk_discount"),
+        ("Unfortunately, that isn't possible. Bulk pricing needs 10 units.", "bulk_discount"),
+        ("That item doesn't come with one.", "warranty"),
+        ("You won't pay for return shipping.", "return_shipping_fee"),
+        ("Shipping is on the house.", "shipping_cost"),
+    ],
+)
+def test_none_said_of_the_thing_asked_about(text, topic):
+    unit = {"warranty": "months", "shipping_cost": "USD", "return_shipping_fee": "USD"}
+    assert answer_right(text, _goal(0, unit.get(topic, "percent"), topic))
+    assert not answer_right(text, _goal(5, unit.get(topic, "percent"), topic))

@@ -98,18 +98,40 @@ def dates_in(text: str, *, year: int, today: date | None = None) -> set[date]:
         for d, mon, y in _DAY_MONTH.findall(text):
             if (m := _MONTHS.get(mon.lower())) is not None:
                 add(int(y) if y else None, m, int(d))
+    numeric: list[tuple[int | None, int, int]] = []
     if "/" in text:
         for m, d, y in _SLASH.findall(text):
             yy = int(y) + 2000 if y and len(y) == 2 else (int(y) if y else None)
-            add(yy, *_month_day(int(m), int(d)))
+            numeric.append((yy, *_month_day(int(m), int(d))))
     if _may_hold_dotted(text):
-        for d, m, y in _DOTTED.findall(text):
-            add(int(y), *_month_day(int(m), int(d)))
+        numeric += [(int(y), *_month_day(int(m), int(d))) for d, m, y in _DOTTED.findall(text)]
+    written = set(found)
+    for y, m, d in numeric:
+        other = _other_reading(written, y, m, d) if d <= 12 else None
+        if other is not None:
+            found.add(other)
+        else:
+            add(y, m, d)
     if today is not None:
         low = text.lower()
         if any(word in low for word in _RELATIVE):
             found |= {today + timedelta(days=_RELATIVE[w]) for w in _RELATIVE_RE.findall(low)}
     return found
+
+
+def _other_reading(written: set[date], y: int | None, month: int, day: int) -> date | None:
+    """The date of ``written`` that a numeric date states read the other way round, if only that.
+
+    Either number of "06/03/2026" may be its month: beside "Friday, March 6, 2026" it restates
+    that date, and read month first it was a second date (June 3) in an honest answer.
+    """
+
+    def among(m: int, d: int) -> date | None:
+        return next(
+            (w for w in written if (w.month, w.day) == (m, d) and y in (None, w.year)), None
+        )
+
+    return None if among(month, day) else among(day, month)
 
 
 def _month_day(first: int, second: int) -> tuple[int, int]:
@@ -131,6 +153,10 @@ _LIST_GAP = re.compile(
 )
 
 
+#: A Markdown table's rule under its header ("|---|:---:|"): its cells are labelled by columns.
+_TABLE_RULE = re.compile(r"^[^\S\n]*\|?[^\S\n]*:?-{3,}:?[^\S\n]*\|", re.M)
+
+
 def date_listed(text: str, day: date, *, year: int, today: date | None = None) -> bool:
     """``day`` is written in a bare list with another date: nothing says which one it is.
 
@@ -139,27 +165,39 @@ def date_listed(text: str, day: date, *, year: int, today: date | None = None) -
     :func:`date_stated_alone`), so the list states the expected one only for a reader who
     already knows it; so does an alternative ("today or March 10", "February 11, or maybe
     February 20"). Dates apart by a word ("placed on Feb 14, expected Feb 20") or in
-    sentences of their own are labelled by that text, and the same date written twice
-    ("2026-02-20 (February 20)") is no list.
+    sentences of their own are labelled by that text, and so are dates in cells of a table,
+    by its header ("| Placed on | Expected delivery |"); the same date written twice
+    ("2026-02-20 (February 20)", "March 6, 2026 (06/03/2026)") is no list.
     """
     forms = (_ISO, _MONTH_DAY, _DAY_MONTH, _SLASH, *((_RELATIVE_WORD,) if today else ()))
     forms += (_DOTTED,) if _may_hold_dotted(text) else ()
     spans = sorted((m.start(), m.end()) for pattern in forms for m in pattern.finditer(text))
+    whole = dates_in(text, year=year, today=today)
+    table = "|" in text and _TABLE_RULE.search(text) is not None
     run: set[date] = set()
     end = -1
     for start, stop in spans:
         if start < end:  # one date matched by two forms ("2026-02-14" holds no slash)
             continue
-        found = dates_in(text[start:stop], year=year, today=today)
+        found = {_as_read(x, whole) for x in dates_in(text[start:stop], year=year, today=today)}
         if not found:
             continue
-        if end < 0 or not _LIST_GAP.fullmatch(text[end:start]):
+        gap = text[end:start]
+        if end < 0 or not _LIST_GAP.fullmatch(gap) or (table and "|" in gap):
             if day in run and len(run) > 1:
                 return True
             run = set()
         run |= found
         end = stop
     return day in run and len(run) > 1
+
+
+def _as_read(day: date, whole: set[date]) -> date:
+    """A numeric date read alone, as the whole text reads it (:func:`_other_reading`)."""
+    if day in whole or not _valid(day.year, day.day, day.month):
+        return day
+    other = date(day.year, day.day, day.month)
+    return other if other in whole else day
 
 
 def _valid(y: int, m: int, d: int) -> bool:

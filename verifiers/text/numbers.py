@@ -232,6 +232,13 @@ def _is_derived(text: str, m: re.Match[str], unit: str | None) -> bool:
     )
 
 
+#: A discount or warranty said to be none by a pronoun, the question having named it: "you
+#: won't get one", "it doesn't come with one", "there isn't one", "you don't qualify for it".
+_NONE_OF_IT = (
+    r"|\b(?:won't|will not|wouldn't|would not|don't|do not|doesn't|does not|can't|cannot)"
+    r" (?:get|receive|qualify for|come with|include|carry|be eligible for) (?:one|it)\b(?! of)"
+    r"|\bthere (?:isn't|is not|won't be|will not be) (?:one|any)\b(?! of)|\bthere(?:'s| is) none\b"
+)
 #: What states a value of zero without a number, by what the value is: a fee or cost ("it's
 #: free", "there's no restocking fee"), a threshold for something free ("free on any order"),
 #: a discount ("no bulk discount"), a warranty ("no store warranty").
@@ -243,7 +250,8 @@ ZERO_WORDS: dict[str, re.Pattern[str]] = {
         r"|\b(?:won't|will not|doesn't|does not|don't|do not) (?:have to |need to )?(?:cost|pay"
         r"|charge)(?: you)? (?:anything|a thing|a cent|a penny|a dime)\b"
         r"|\bcosts? you nothing\b|\b(?:fee|charge|cost|price): none\b|\bzero dollars\b"
-        r"|\b(?:won't|will not|don't|do not) (?:have|need) to pay\b",
+        r"|\b(?:won't|will not|don't|do not) (?:have|need) to pay\b"
+        r"|\b(?:won't|will not|don't|do not) pay (?:for|anything)\b|\bon the house\b",
         re.I,
     ),
     "threshold": re.compile(
@@ -259,7 +267,8 @@ ZERO_WORDS: dict[str, re.Pattern[str]] = {
         r"|\bdiscount (?:doesn't|does not|won't|will not) apply\b"
         r"|\b(?:doesn't|does not|don't|do not|won't|will not) (?:get|receive) (?:a|any) "
         r"(?:\w+ )?discount\b|\b(?:isn't|is not|there's no) (?:a |any )?(?:\w+ )?discount\b"
-        r"|\bdiscount: (?:none|no|0)\b",
+        r"|\bdiscount: (?:none|no|0)\b|\b(?:that|this|it)(?:'s not| isn't| is not) possible\b"
+        + _NONE_OF_IT,
         re.I,
     ),
     "warranty": re.compile(
@@ -270,7 +279,7 @@ ZERO_WORDS: dict[str, re.Pattern[str]] = {
         r"|\bonly (?:the |a |its )?manufacturer'?s? (?:\w+ )?warranty\b"
         r"|\bonly covered by (?:the |a |its )?manufacturer\b"
         r"|\b(?:doesn't|does not|don't|do not|won't|will not) (?:come with|include|have|carry)"
-        r" (?:a|an|any) (?:\w+ )?warranty\b",
+        r" (?:a|an|any) (?:\w+ )?warranty\b" + _NONE_OF_IT,
         re.I,
     ),
 }

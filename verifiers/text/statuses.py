@@ -57,9 +57,12 @@ HISTORY: dict[str, frozenset[str]] = {
     "delivered": frozenset({*_LIFECYCLE[:4], UNDER_WAY}),
     "cancelled": frozenset({"placed", "processing"}),
 }
+#: Words leading a status ("is shipped", "status: delivered", "shows as processing"). "Are" and
+#: "were" lead only after the order's items ("your items are being packed", "both were
+#: delivered"): "orders are typically delivered in 3-5 days" is no order's status.
 _LEAD = (
     r"(?:\bis\b|\bwas\b|\bhas\b|\bhave\b|\bbeen\b|\bgot\b|'s\b|\bstatus\b\s*(?:is|:)?"
-    r"|\bcurrently\b|\bnow\b|\balready\b"
+    r"|\bcurrently\b|\bnow\b|\balready\b|\b(?:items|they|both)\s+(?:are|were)\b"
     r"|\b(?:shows?|shown|showing|listed|marked)\s+(?:(?:it|the|your|this)\s+(?:\w+\s+)?)?as\b)"
 )
 #: What the order is called when it is the subject of a bare past verb ("your order shipped",
@@ -88,7 +91,8 @@ def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
 
     Or offered as an alternative ("… or delivered", "in transit/delivered"): a hedge over
     statuses asserts them all. Or right after the order as a bare past verb ("your order
-    shipped", "order 356-… arrived": an order id may stand between), after who moved it
+    shipped", "order 356-… arrived", "your order (placed March 1)": an order id or a bracket
+    may stand between), after who moved it
     ("UPS delivered it"), after "and" ("it shipped on March 1 and arrived on the 4th"), or
     opening a line (a bullet, an emoji or a list's number: "- Delivered: March 4", "✅
     Delivered", "3. Delivered", "Still processing"): these tell what happened, in the past,
@@ -102,7 +106,7 @@ def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
     alts = "|".join(re.escape(w) for w in words)
     return re.compile(
         rf"(?P<past>\bha(?:s|ve)\s+(?:(?:already|now)\s+)?been\s+(?:{alts})\b{_THEN_NOW}"
-        rf"|(?:{_SUBJECT}{_ORDER_ID}|\band|{_MOVER})\s+(?:{alts})\b"
+        rf"|(?:{_SUBJECT}{_ORDER_ID}|\band|{_MOVER})\s+\(?(?:{alts})\b"
         rf"|^[^\w\n]*(?:\d{{1,2}}[.)]\s+)?(?:(?:still|currently|now)\s+)?(?:{alts})\b)"
         # Within the line: "Status: Cancelled" says nothing of a "Placed: …" line below it.
         rf"|{_LEAD}:?(?:{_GAP}\w+){{0,2}}?{_GAP}(?:{alts})\b|\bstatus\b[^.\n]{{0,20}}\b(?:{alts})\b"
