@@ -64,7 +64,7 @@ _COMMON = ("T_max", "B_tool", "p_missing", "p_noise")
 ENVS: tuple[EnvSpec, ...] = (
     _spec(
         "discovery",
-        "1.14",
+        "1.15",
         "find products meeting m constraints and recommend k of them",
         *_COMMON,
         "m",
@@ -76,7 +76,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "substitution",
-        "1.13",
+        "1.14",
         "recommend compatible substitutes for an out-of-stock product",
         *_COMMON,
         "m",
@@ -104,10 +104,10 @@ ENVS: tuple[EnvSpec, ...] = (
         "H_orders",
         "p_switch",
     ),
-    _spec("status", "2.13", "tell the customer where an order is", *_COMMON, "H_orders"),
+    _spec("status", "2.14", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
-        "2.12",
+        "2.13",
         "answer a store-policy question decided by B_branch clauses",
         *_COMMON,
         "B_branch",
@@ -124,7 +124,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "3.7",
+        "3.8",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

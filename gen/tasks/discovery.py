@@ -260,6 +260,13 @@ Version history:
           environments ("How would you prefer to return it?", "What kind of shipping did you
           go with?") get "I don't know", where they got the priorities or the delivery time.
           Replies only; every task id changes with the version.
+    1.15 — where an order ships is no question of when: "What state is it shipping to?",
+          "Delivering to which state?" and "Where are you shipping it?" got the delivery time
+          the customer needs (26 of 40 tasks, 5k, d = 0–12) by "shipping" and "delivering";
+          "I don't know" now, a "to" after a shorter phrase being its preposition. "How",
+          "when" and "where" in a longer phrase say which fact is asked: "When did you make
+          the order?" got the brand by "make" (2 of 40). Replies only; every task id changes
+          with the version.
 """
 
 from __future__ import annotations

@@ -282,6 +282,16 @@ Version history:
           (the category), "How many did you purchase?" the quantity or nothing (the category),
           "Where are we shipping this order to?" the state (the shipping method). Replies
           only; every task id changes with the version.
+    2.13 — "What state is it shipping to?" and "Where are you shipping it?" get the state
+          alone (11 of 40 tasks, 5k, d = 0–12, got the shipping method too, by "shipping"),
+          and "How is it being shipped?" the shipping method (it got the state, by "being
+          shipped": 18 of 40; a customer holding no method now says "I don't know"), and
+          "What state is the item in?" (its condition) no longer the state (11 of 40). Zero said
+          of the thing asked about is read: "you won't get one", "there isn't one", "you don't
+          qualify for it", "that isn't possible" (a discount), "it doesn't come with one" (a
+          warranty), "you won't pay for return shipping", "on the house" (a fee): of the
+          answer bank's 280 honest answers 4 read wrong, 2 now. Every task id changes with the
+          version.
 """
 
 from __future__ import annotations

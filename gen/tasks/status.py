@@ -198,6 +198,14 @@ Version history:
           "What info do you need from me?" get what the customer wants to know (156 of 156 and
           225 of 225 asks got "I'm not sure"), "What did you order?" the item. Replies only;
           every task id changes with the version.
+    2.14 — honest answers of the answer bank (300 answers to six orders) read wrong fell
+          from 4 of 210 to none; no hedged one more reads right. Read now: the order's items
+          as the subject ("your items are being picked and packed", "both were delivered"; a
+          general "orders are typically delivered in 3-5 days" is still no status), a status
+          in brackets after the order ("your order (placed March 1)"), a numeric date beside
+          the same date in words ("Friday, March 6, 2026 (06/03/2026)": it was June 3 as
+          well), and dates in a Markdown table's columns, labelled by its header (they were a
+          bare list). Every task id changes with the version.
 """
 
 from __future__ import annotations
