@@ -59,6 +59,9 @@ _ITEM_LINE = re.compile(r"(?:[-*•]|\d{1,2}[.)])\s+\S")
 #: The units a policy answer's number has (``text.numbers_stated``).
 _UNITS = ("USD", "percent", "days", "months")
 _RETURN_WORDS = re.compile(r"\b(?:return|exchange|refund)", re.IGNORECASE)
+#: Steps whose verifiers read their part of the message; the others are graded on tool calls
+#: (a cart, a list of recommendations), and their part may answer nothing in words.
+TEXT_KINDS = frozenset({"policy", "status", "returns"})
 
 
 @lru_cache(maxsize=4096)
@@ -140,10 +143,13 @@ def _aligned(
 
     Where several ways of setting aside are possible ("Here's what I found." before the
     answers, "I've handled the rest." after them, one too many), the best by rank is taken
-    (higher is better): fewest kept parts that answer nothing (:func:`texts` compares
-    readings by it too), then kept parts most like answers of their steps' kinds
-    (:func:`_fits`), then most courtesy set aside, then the earliest parts kept. None when
-    no way gives one part per step.
+    (higher is better): fewest kept parts that answer nothing handed to steps that read
+    their part (:data:`TEXT_KINDS`; :func:`texts` compares readings by it too), then kept
+    parts most like answers of their steps' kinds (:func:`_fits`), then most courtesy set
+    aside, then the earliest parts kept. None when no way gives one part per step. "Your
+    cart is ready: 1 x …" answers nothing in words, and counted as such it made a bundle's
+    list items the parts of three steps, handing the bundle's second item to a status step
+    (a journey whose oracle failed, 100k, d = 5).
     """
     n, extra = len(kinds), len(parts) - len(kinds)
     if extra < 0:
@@ -155,7 +161,7 @@ def _aligned(
             continue
         kept = parts[lead : lead + n]
         rank = (
-            -sum(_aside(p) for p in kept),
+            -sum(kind in TEXT_KINDS and _aside(p) for kind, p in zip(kinds, kept, strict=True)),
             sum(_fits(kind, p) for kind, p in zip(kinds, kept, strict=True)),
             sum(_courtesy(p) for p in dropped),
             -lead,

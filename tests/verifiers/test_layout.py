@@ -91,6 +91,20 @@ def test_a_list_inside_one_answer_is_not_cut_when_the_paragraphs_fit():
     assert texts(f"{listed}\n\n{POLICY}", ("discovery", "policy")) == (listed, POLICY)
 
 
+def test_a_cart_confirmed_without_figures_keeps_the_paragraphs_of_a_listed_bundle():
+    """A bundle's list, a status and a cart confirmed in words alone ("1 x …" is a count, no
+    figure), one paragraph each: the cart's paragraph, answering nothing a text reader reads,
+    made the bundle's list items the parts, and the status step got its second item (a
+    journey whose oracle failed, 100k products, d = 5)."""
+    bundle = (
+        "Here is your set, one of each kind you need:\n- yarn: Wooent Yarn ($2.99)\n"
+        "- crochet hook set: Medina Hook Set, 2.25mm-8mm ($7.69)\nTotal: $10.68."
+    )
+    cart = "Your cart is ready: 1 x Webify Boxers, 5-Pack; 3 x Wilson Dog Harness."
+    final = f"{bundle}\n\n{STATUS}\n\n{cart}"
+    assert texts(final, ("bundle", "status", "cart")) == (bundle, STATUS, cart)
+
+
 @given(
     before=st.lists(st.sampled_from(["Hi!", "Here's what I found.", "Sure!"]), max_size=2),
     after=st.lists(st.sampled_from(["Take care!", "Let me know if you need more."]), max_size=2),
