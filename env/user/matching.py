@@ -473,10 +473,8 @@ def _adds_meaning(longer: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
     """Whether ``longer``, holding ``phrase``, asks for something ``phrase`` alone does not."""
     if not _ASKING_ONLY.issuperset(set(longer) - set(phrase)):
         return True
-    return any(
-        longer[i + len(phrase) : i + len(phrase) + 1] in {(w,) for w in _PREPOSITIONS}
-        for i in _positions(longer, phrase)
-    )
+    after = [i + len(phrase) for i in _positions(longer, phrase)]
+    return any(i < len(longer) and longer[i] in _PREPOSITIONS for i in after)
 
 
 def _outmatched(m: _Matcher, grams: frozenset[tuple[str, ...]], long: Phrases) -> bool:

@@ -194,10 +194,7 @@ def date_listed(text: str, day: date, *, year: int, today: date | None = None) -
 
 def _as_read(day: date, whole: set[date]) -> date:
     """A numeric date read alone, as the whole text reads it (:func:`_other_reading`)."""
-    if day in whole or not _valid(day.year, day.day, day.month):
-        return day
-    other = date(day.year, day.day, day.month)
-    return other if other in whole else day
+    return _other_reading(whole, None, day.month, day.day) or day
 
 
 def _valid(y: int, m: int, d: int) -> bool:
