@@ -13,10 +13,15 @@ from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import decoded
 from shopgen.verifiers.text import (
     carrier_stated,
+    carriers_named,
     date_listed,
     date_stated_alone,
+    dates_in,
+    more_dates,
     only_code_stated,
+    other_code_stated,
     status_stated,
+    weekday_claims,
 )
 
 #: Tools that show an order's status: the listing shows every order's, the details one's.
@@ -29,7 +34,11 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     Each part is stated alone: the true status and no other, the date and no date that is
     not the order's (``order_dates``) or today's, and not in a bare list of dates that does
     not say which is which, the tracking number and no other, the carrier and no other; and
-    the order must have been looked up.
+    the order must have been looked up. A tracking number or carrier the customer did not
+    ask for need not be said, but said it must be the order's (goals since 2.14 hold them:
+    ``order_tracking``, ``order_carrier``): "shipped via FedEx" of a USPS parcel, or a
+    tracking number given for an order not shipped, is a wrong part; so is a date of a
+    cancelled order (which has no date to ask about) that is none of its own.
     """
     goal = decoded(task, "goal")
     text = state.final_text or ""
@@ -44,6 +53,7 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
             goal.get("carrier"),
             today,
             None if dates is None else tuple(dates),
+            (goal["order_tracking"], goal["order_carrier"]) if "order_tracking" in goal else None,
         )
     )
     right = sum(parts.values())
@@ -81,26 +91,42 @@ def _parts(
     carrier: str | None,
     today: str,
     order_dates: tuple[str, ...] | None = None,
+    held: tuple[str | None, str | None] | None = None,
 ) -> tuple[tuple[str, bool], ...]:
     """Which of the goal's facts the text states, as (part, right) pairs.
+
+    ``held``: the order's tracking number and carrier, asked for or not (None for goals
+    before 2.14). One not asked for is a part only when the text states another: it is wrong.
+    So is a date of an order that has none to tell (a cancelled one), when it is none of the
+    order's own.
 
     A pure function of the text and the facts, remembered: scoring replays the same final
     messages, and reading dates and statuses out of them is most of the grading.
     """
     now = date.fromisoformat(today)
     parts = {"status": status_stated(text, status)}
+    allowed = (
+        None if order_dates is None else frozenset(map(date.fromisoformat, (*order_dates, today)))
+    )
     if day:
-        allowed = (
-            None
-            if order_dates is None
-            else frozenset(map(date.fromisoformat, (*order_dates, today)))
-        )
         asked = date.fromisoformat(day)
         parts["date"] = date_stated_alone(
             text, asked, year=now.year, allowed=allowed, today=now
         ) and not date_listed(text, asked, year=now.year, today=now)
+    elif held is not None and allowed is not None and _dated_otherwise(text, allowed, now):
+        parts["date"] = False  # a cancelled order "expected on March 6"
     if tracking:
         parts["tracking"] = only_code_stated(text, tracking)
+    elif held is not None and other_code_stated(text, held[0]):
+        parts["tracking"] = False
     if carrier:  # absent from 1.0 goals
         parts["carrier"] = carrier_stated(text, carrier)
+    elif held is not None and carriers_named(text) - {held[1]}:
+        parts["carrier"] = False
     return tuple(parts.items())
+
+
+def _dated_otherwise(text: str, allowed: frozenset[date], now: date) -> bool:
+    """The text writes a date that is none of ``allowed`` (a weekday none of whose days is)."""
+    found = dates_in(text, year=now.year, today=now) | more_dates(text, year=now.year, today=now)
+    return not found <= allowed or any(not c & allowed for c in weekday_claims(text, now))

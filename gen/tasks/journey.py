@@ -422,7 +422,8 @@ Version history:
     3.8 — its steps' customers answer as discovery 1.15 and policy 2.13 tell ("What state is
           it shipping to?" got a discovery step's delivery time or the shipping method too;
           "How is it being shipped?" the state), and its final message is read as status
-          2.14 and policy 2.13 read theirs. A part that answers nothing in words costs a
+          2.14 (facts not asked for must be true) and policy 2.13 read theirs. A part that
+          answers nothing in words costs a
           reading of the message only when its step reads text (status, policy, returns):
           "Your cart is ready: 1 x …" after a bundle's list and a status made the list's
           items the parts, and the status step was graded on the bundle's second item (an

@@ -32,14 +32,17 @@ Tools offered:
     orders_list, order_get_details, ask_user.
 Hidden goal:
     ``{order_id, status, date, date_kind, want, tracking_number, carrier, item_ambiguous,
-    hint_kind, holders, holder_ids, order_dates}`` from the world's orders table: ``date`` is the delivery day
-    (``date_kind = "delivered_on"``), the ETA (``"eta"``), or None for a cancelled order;
-    ``tracking_number`` / ``carrier`` are set only when asked for; ``holder_ids`` are the
-    listed orders the customer's item words could mean (``holders`` of them; none when the
-    order is named by number); ``order_dates`` every date of the order's life (since 2.2).
+    hint_kind, holders, holder_ids, order_dates, order_tracking, order_carrier}`` from the
+    world's orders table: ``date`` is the delivery day (``date_kind = "delivered_on"``), the
+    ETA (``"eta"``), or None for a cancelled order; ``tracking_number`` / ``carrier`` are set
+    only when asked for, ``order_tracking`` / ``order_carrier`` always (None before the order
+    ships; since 2.14); ``holder_ids`` are the listed orders the customer's item words could
+    mean (``holders`` of them; none when the order is named by number); ``order_dates`` every
+    date of the order's life (since 2.2).
 Reward and is_correct:
     ``verifiers.status`` reads the final message: it must assert the true status and no other,
-    state the date, the tracking number and the carrier (only that one) when asked.
+    state the date, the tracking number and the carrier (only that one) when asked, and no
+    tracking number or carrier that is not the order's when not asked.
     r_task = 2·(parts right / parts asked) − 1; correct iff every part is right.
 Difficulty axes used:
     H_orders (orders the agent must tell apart, and room for same-item orders), p_missing
@@ -205,7 +208,14 @@ Version history:
           in brackets after the order ("your order (placed March 1)"), a numeric date beside
           the same date in words ("Friday, March 6, 2026 (06/03/2026)": it was June 3 as
           well), and dates in a Markdown table's columns, labelled by its header (they were a
-          bare list). Every task id changes with the version.
+          bare list). A fact not asked for, said, must be true: the goal holds the order's
+          tracking number and carrier (``order_tracking``, ``order_carrier``), and a tracking
+          number or carrier that is not the order's ("shipped via FedEx" of a USPS parcel, a
+          tracking number for an order not shipped), or a date of a cancelled order that is
+          none of its own ("expected on March 6"), is a wrong part. Denying a stage the order
+          has passed contradicts it ("in transit … the order hasn't shipped yet"). Of the
+          bank's 90 hedged or wrong answers 16 read right, 5 now. Every task id changes with
+          the version.
 """
 
 from __future__ import annotations
@@ -311,6 +321,8 @@ def generate(ctx: GenContext, d: int, axes: Theta, rng: np.random.Generator) -> 
         "holders": len(holders),
         "holder_ids": [o["order_id"] for o in holders],
         "order_dates": order_dates(target),
+        "order_tracking": target["tracking_number"],
+        "order_carrier": target["carrier"],
     }
     episode = {
         "user_id": user_id,

@@ -634,3 +634,55 @@ def test_no_first_message_claims_a_delivered_or_cancelled_order_has_not_arrived(
     for row in done:
         first = shop_env.reset(row)["messages"][-1]["content"].lower()
         assert not [p for p in _NOT_ARRIVED if p in first], first
+
+
+# -- 2.14: a fact not asked for, said, must be the order's ---------------------------------------
+
+
+def test_the_goal_holds_the_orders_tracking_and_carrier_asked_or_not(factory, indexed_catalog_dir):
+    orders = CatalogStore(indexed_catalog_dir).read("orders")
+    for k in range(12):
+        goal = factory.make("status", 3, k).row.decoded("goal")
+        order = orders.filter(pl.col("order_id") == goal["order_id"]).row(0, named=True)
+        assert (goal["order_tracking"], goal["order_carrier"]) == (
+            order["tracking_number"],
+            order["carrier"],
+        )
+
+
+def _unasked(factory, shipped: bool):
+    """A task whose goal asks neither tracking nor carrier, of a shipped order or not."""
+    for k in range(200):
+        row = factory.make("status", 0, k).row
+        goal = row.decoded("goal")
+        if not goal["tracking_number"] and bool(goal["order_tracking"]) == shipped:
+            return row, goal
+    raise AssertionError("no such task in 200")
+
+
+@pytest.mark.parametrize("shipped", [True, False])
+def test_a_tracking_number_or_carrier_not_asked_for_is_wrong_when_not_the_orders(factory, shipped):
+    row, goal = _unasked(factory, shipped)
+    told = answer(goal)
+    assert _score(row, told).is_correct
+    other = next(c for c in ("UPS", "USPS", "FedEx") if c != goal["order_carrier"])
+    assert not _score(row, f"{told} It ships with {other}.").is_correct
+    assert not _score(row, f"{told} Tracking number: 1Z999999999999.").is_correct
+    if shipped:  # the order's own, said unasked, is no fault
+        said = f"{told} It ships with {goal['order_carrier']}, tracking {goal['order_tracking']}."
+        assert _score(row, said).is_correct
+
+
+def test_a_date_of_a_cancelled_order_must_be_one_of_its_own(factory):
+    for k in range(300):
+        row = factory.make("status", 0, k).row
+        goal = row.decoded("goal")
+        if goal["status"] == "cancelled":
+            break
+    else:
+        raise AssertionError("no cancelled order in 300 tasks")
+    told = answer(goal)
+    assert _score(row, told).is_correct
+    assert not _score(row, f"{told} It is expected to be delivered on March 6, 2031.").is_correct
+    cancelled_on = date.fromisoformat(goal["order_dates"][-1]).strftime("%B %-d, %Y")
+    assert _score(row, f"{told} It was cancelled on {cancelled_on}.").is_correct

@@ -4,7 +4,7 @@ Each bank (``data/answer_bank_*.jsonl``) was written by someone who never read t
 different LLM assistants would answer: honest answers in many layouts and wordings, and
 hedged or wrong ones, each labelled. A reader change that reads one more honest answer wrong,
 or one more hedged or wrong answer right, fails here. The counts left are the cases the
-readers do not take (CHANGELOG: status 2.12, policy 2.11, returns 2.14, journey 3.6).
+readers do not take (CHANGELOG: status 2.14, policy 2.13, returns 2.14, journey 3.8).
 """
 
 from __future__ import annotations
@@ -24,9 +24,13 @@ BANKS = Path(__file__).parent / "data"
 TODAY = "2026-03-02"
 
 
-def _status(status: str, day: str | None, tracking=None, carrier=None, dates=()) -> Callable:
+def _status(
+    status: str, day: str | None, tracking=None, carrier=None, dates=(), held=(None, None)
+) -> Callable:
+    """``held``: the order's tracking number and carrier when they were not asked for."""
+    held = (tracking, carrier) if tracking else held
     return lambda text: all(
-        dict(_parts(text, status, day, tracking, carrier, TODAY, dates)).values()
+        dict(_parts(text, status, day, tracking, carrier, TODAY, dates, held)).values()
     )
 
 
@@ -56,7 +60,12 @@ STATUS = {
         "FedEx",
         ("2026-02-25", "2026-02-27", "2026-03-05"),
     ),
-    "S3": _status("shipped", "2026-03-04", dates=("2026-02-26", "2026-02-28", "2026-03-04")),
+    "S3": _status(
+        "shipped",
+        "2026-03-04",
+        dates=("2026-02-26", "2026-02-28", "2026-03-04"),
+        held=("9400111899223345678901", "USPS"),
+    ),
     "S4": _status("processing", "2026-03-06", dates=("2026-02-28", "2026-03-06")),
     "S5": _status("placed", "2026-03-09", dates=("2026-03-01", "2026-03-09")),
     "S6": _status("cancelled", None, dates=("2026-02-20", "2026-02-21")),
@@ -133,9 +142,9 @@ GRADERS = {
 @pytest.mark.parametrize(
     ("bank", "honest_wrong", "hedged_right"),
     [
-        # Status: 8 give a fact not asked for (not graded), 3 say the date with "might", 5
-        # contradict themselves in other words.
-        ("status", 0, 16),
+        # Status: 3 say the date with "might"; one gives the day the order was placed as the
+        # day it was cancelled (both its own dates), one calls it "cancelled or on hold".
+        ("status", 0, 5),
         # Policy: each reads one way ("Yes, we price match. Unfortunately, we can't …" reads
         # yes). Honest: "- In-store: No / - Mail-in: Yes" and "Mail-in returns are accepted"
         # beside a no, each a yes and a no to a reader that does not know what was asked.

@@ -871,3 +871,32 @@ def test_none_said_of_the_thing_asked_about(text, topic):
     unit = {"warranty": "months", "shipping_cost": "USD", "return_shipping_fee": "USD"}
     assert answer_right(text, _goal(0, unit.get(topic, "percent"), topic))
     assert not answer_right(text, _goal(5, unit.get(topic, "percent"), topic))
+
+
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        ("It's in transit with FedEx. Note: the order hasn't shipped yet.", "in_transit"),
+        ("It has shipped. It hasn't left our warehouse yet and waits to be packed.", "shipped"),
+        ("Your order was delivered on February 20. It has not shipped.", "delivered"),
+        ("It has been placed. Actually it is not placed yet.", "placed"),
+    ],
+)
+def test_denying_a_stage_the_order_passed_contradicts_it(text, truth):
+    assert not status_stated(text, truth)
+
+
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        ("It's in transit and hasn't been delivered yet.", "in_transit"),
+        ("It is being processed and hasn't shipped yet.", "processing"),
+        ("It was delivered on February 20, so it isn't in transit anymore.", "delivered"),
+        ("If it hasn't shipped by Friday, I'll refund you. It is in transit.", "in_transit"),
+        ("It was delivered on February 20. It was not delivered late.", "delivered"),
+        ("It was delivered on February 20. It has not been shipped back.", "delivered"),
+        ("It was cancelled; it was not shipped.", "cancelled"),
+    ],
+)
+def test_denying_a_stage_still_ahead_or_something_else_is_no_contradiction(text, truth):
+    assert status_stated(text, truth)

@@ -13,7 +13,7 @@ them. One module per kind of fact, each reading through :mod:`.normalize`:
 """
 
 from shopgen.verifiers.text.carriers import CARRIER_WORDS, carrier_stated, carriers_named
-from shopgen.verifiers.text.codes import code_stated, only_code_stated
+from shopgen.verifiers.text.codes import code_stated, only_code_stated, other_code_stated
 from shopgen.verifiers.text.dates import (
     date_listed,
     date_stated_alone,
@@ -68,6 +68,7 @@ __all__ = [
     "number_matches",
     "numbers_stated",
     "only_code_stated",
+    "other_code_stated",
     "plain",
     "possible_statuses",
     "refusal_reasons_stated",

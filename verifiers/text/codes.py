@@ -63,9 +63,19 @@ def only_code_stated(text: str, code: str) -> bool:
     (no-break spaces once), it hid every other number written the same way. Order ids are
     matched first, in the same scan, and skipped.
     """
-    tokens = {
+    return _tracking_like(text) == {_NOT_DIGIT.sub("", code)} and code_stated(text, code)
+
+
+def _tracking_like(text: str) -> set[str]:
+    """The digits of every tracking-number-like token the text writes (order ids skipped)."""
+    return {
         _NOT_DIGIT.sub("", m.group(0))
         for m in _TRACKING_LIKE.finditer(_DATE_LIKE.sub(";", _code_text(text)))
         if m.group(1) is None
     }
-    return tokens == {_NOT_DIGIT.sub("", code)} and code_stated(text, code)
+
+
+def other_code_stated(text: str, code: str | None) -> bool:
+    """A tracking-number-like token other than ``code`` is written (any one, if ``code`` is None)."""
+    held = set() if code is None else {_NOT_DIGIT.sub("", code)}
+    return bool(_tracking_like(text) - held)

@@ -370,6 +370,51 @@ def possible_statuses(text: str) -> frozenset[str]:
     return _possible_of(zeroed(text))
 
 
+def _denial(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One status's words denied of the order now: "it hasn't shipped yet", "not yet shipped".
+
+    Not "isn't in transit anymore" (it was), "wasn't delivered late" or "hasn't been shipped
+    back" (said of something else than the status).
+    """
+    alts = "|".join(re.escape(w) for w in words)
+    return re.compile(
+        rf"(?:(?:\b(?:has|have|had|is|are|was|were|did|does|do)|'s)(?:n't|\s+not|\s+never)"
+        rf"\s+(?:(?:yet|been|be|even|actually)\s+)*|\bnot\s+yet\s+)(?:{alts})\b"
+        r"(?!\s+(?:back|late|early|on time|to the wrong|separately|damaged)\b)"
+        r"(?![^.;!?\n]{0,30}\b(?:anymore|any more|any longer)\b)"
+    )
+
+
+_DENIALS = {status: _denial(tuple(words)) for status, words in STATUS_WORDS.items()}
+#: A condition earlier in the clause of a denial: "if it hasn't shipped by Friday" denies nothing.
+_CONDITION_CLAUSE = re.compile(r"\b(?:if|unless|once|in case|until|whether|when)\b[^.;:!?\n]*$")
+
+
+@lru_cache(maxsize=4096)
+def _denied_of(text: str) -> frozenset[str]:
+    low = _status_text(text)
+    if "n't" not in low and " not " not in low and "never" not in low:
+        return frozenset()
+    return frozenset(
+        status
+        for status, pattern in _DENIALS.items()
+        if any(w in low for w in STATUS_WORDS[status])
+        and any(
+            not _CONDITION_CLAUSE.search(low, max(0, m.start() - 80), m.start())
+            for m in pattern.finditer(low)
+        )
+    )
+
+
+def denied_statuses(text: str) -> frozenset[str]:
+    """The statuses the text says the order has not reached ("it hasn't shipped yet").
+
+    Denying a stage the order has passed contradicts it: "in transit … Note: the order
+    hasn't shipped yet" states two orders' statuses, not one.
+    """
+    return _denied_of(zeroed(text))
+
+
 def status_stated(text: str, truth: str) -> bool:
     """The text asserts ``truth`` and no status that contradicts it.
 
@@ -378,11 +423,14 @@ def status_stated(text: str, truth: str) -> bool:
     "it has been placed and is not processed yet" claims a current status. Words true of any
     order under way ("it's on its way") state a shipped or an in-transit order's status. A
     status said to be possible now (:func:`possible_statuses`) must be compatible too: a hedge
-    over statuses states a wrong one.
+    over statuses states a wrong one. And the order must not be said not to have reached
+    ``truth``, a compatible status or a stage before it (:func:`denied_statuses`).
     """
     said = _statements(text)
     allowed = COMPATIBLE.get(truth, frozenset())
     history = HISTORY.get(truth, frozenset())
+    if denied_statuses(text) & (allowed | history | {truth}):
+        return False
     stated = truth in said or (UNDER_WAY in said and UNDER_WAY in allowed and not said[UNDER_WAY])
     return (
         stated
