@@ -22,6 +22,7 @@ from shopgen.verifiers.text import (
     other_code_stated,
     status_stated,
     weekday_claims,
+    weekday_mismatched,
 )
 
 #: Tools that show an order's status: the listing shows every order's, the details one's.
@@ -127,6 +128,13 @@ def _parts(
 
 
 def _dated_otherwise(text: str, allowed: frozenset[date], now: date) -> bool:
-    """The text writes a date that is none of ``allowed`` (a weekday none of whose days is)."""
+    """The text writes a date that is none of ``allowed``.
+
+    Or a weekday none of whose days is, or a weekday beside a date it does not fall on.
+    """
     found = dates_in(text, year=now.year, today=now) | more_dates(text, year=now.year, today=now)
-    return not found <= allowed or any(not c & allowed for c in weekday_claims(text, now))
+    return (
+        not found <= allowed
+        or any(not c & allowed for c in weekday_claims(text, now))
+        or weekday_mismatched(text, year=now.year, today=now)
+    )

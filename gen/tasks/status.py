@@ -212,10 +212,18 @@ Version history:
           tracking number and carrier (``order_tracking``, ``order_carrier``), and a tracking
           number or carrier that is not the order's ("shipped via FedEx" of a USPS parcel, a
           tracking number for an order not shipped), or a date of a cancelled order that is
-          none of its own ("expected on March 6"), is a wrong part. Denying a stage the order
-          has passed contradicts it ("in transit … the order hasn't shipped yet"). Of the
-          bank's 90 hedged or wrong answers 16 read right, 5 now. Every task id changes with
-          the version.
+          none of its own ("expected on March 6"), is a wrong part, and so is a weekday beside
+          a date it does not fall on ("Thursday, February 20" of a Friday). Denying a stage
+          the order has passed contradicts it ("in transit … the order hasn't shipped yet";
+          "it isn't in transit" of a delivered order is true). Of the bank's 90 hedged or
+          wrong answers 16 read right, 5 now. A second bank written apart from the readers,
+          260 answers volunteering facts or using negations: honest ones read wrong 16 of
+          180 → 4, wrong ones read right 41 of 80 → 2. Read now besides: a negation stops at
+          its sentence ("No, it's not lost. UPS delivered it …"), "Shipped: No", a key-value
+          table ("| Status | Cancelled |" heads no column), a status's word before a date as
+          history ("placed 28 Feb 2026, currently processing"), "waiting to be processed" as
+          placed, "not processed or shipped yet", "as soon as it's on its way". Every task id
+          changes with the version.
 """
 
 from __future__ import annotations

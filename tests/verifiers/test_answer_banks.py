@@ -70,6 +70,31 @@ STATUS = {
     "S5": _status("placed", "2026-03-09", dates=("2026-03-01", "2026-03-09")),
     "S6": _status("cancelled", None, dates=("2026-02-20", "2026-02-21")),
 }
+#: Six orders whose answers volunteer facts not asked for (carrier, tracking number, dates)
+#: and use negations ("it hasn't been delivered yet", "it isn't in transit anymore").
+STATUS_VOLUNTEERED = {
+    "T1": _status(
+        "delivered",
+        "2026-02-20",
+        dates=("2026-02-14", "2026-02-17", "2026-02-20"),
+        held=("1Z742870316384", "UPS"),
+    ),
+    "T2": _status(
+        "in_transit",
+        "2026-03-05",
+        dates=("2026-02-25", "2026-02-27", "2026-03-05"),
+        held=("7529393822065", "FedEx"),
+    ),
+    "T3": _status(
+        "shipped",
+        "2026-03-04",
+        dates=("2026-02-26", "2026-02-28", "2026-03-04"),
+        held=("9400111899223345678901", "USPS"),
+    ),
+    "T4": _status("processing", "2026-03-06", dates=("2026-02-28", "2026-03-06")),
+    "T5": _status("placed", "2026-03-09", dates=("2026-03-01", "2026-03-09")),
+    "T6": _status("cancelled", None, dates=("2026-02-20", "2026-02-21")),
+}
 POLICY = {
     "P1": _policy(15, "percent", "restocking_fee"),
     "P2": _policy(0, "percent", "restocking_fee"),
@@ -133,6 +158,7 @@ def _journey(scenario: str) -> Callable:
 
 GRADERS = {
     "status": STATUS.get,
+    "status_volunteered": STATUS_VOLUNTEERED.get,
     "policy": POLICY.get,
     "returns": RETURNS.get,
     "journey": _journey,
@@ -145,6 +171,12 @@ GRADERS = {
         # Status: 3 say the date with "might"; one gives the day the order was placed as the
         # day it was cancelled (both its own dates), one calls it "cancelled or on hold".
         ("status", 0, 5),
+        # 260 answers volunteering facts or using negations (before status 2.14: 16 of 180
+        # honest read wrong, 41 of 80 wrong read right). Honest: 4 imply the placed status
+        # ("it hasn't shipped yet", "it hasn't been processed") or the shipped one ("the label
+        # was created") without saying it. Wrong: a delivery date of a cancelled order that is
+        # today's, a placed date that is the order's cancelled date.
+        ("status_volunteered", 4, 2),
         # Policy: each reads one way ("Yes, we price match. Unfortunately, we can't …" reads
         # yes). Honest: "- In-store: No / - Mail-in: Yes" and "Mail-in returns are accepted"
         # beside a no, each a yes and a no to a reader that does not know what was asked.

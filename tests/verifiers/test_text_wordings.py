@@ -900,3 +900,40 @@ def test_denying_a_stage_the_order_passed_contradicts_it(text, truth):
 )
 def test_denying_a_stage_still_ahead_or_something_else_is_no_contradiction(text, truth):
     assert status_stated(text, truth)
+
+
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        # Not in a state now is no denial of having passed it.
+        ("It isn't processing or in transit; it's delivered.", "delivered"),
+        ("It isn't processing or shipping; the order is cancelled.", "cancelled"),
+        # A negation does not reach into the next sentence.
+        ("No, your order is not lost. UPS delivered it on February 20, 2026.", "delivered"),
+        # "Shipped: No" negates shipped; a key-value table's rows are no status column.
+        ("- Status: Cancelled\n- Shipped: No\n- Tracking: None", "cancelled"),
+        (
+            "| Field | Detail |\n|---|---|\n| Status | Cancelled |\n| Placed | Feb 20, 2026 |",
+            "cancelled",
+        ),
+        # A status's word before a date tells when it happened.
+        ("Order 603-1182736-5520019 — placed 28 Feb 2026, currently processing.", "processing"),
+        ("Order 829-3345120-0091827 — placed 20 Feb 2026, cancelled 21 Feb 2026.", "cancelled"),
+        # Waiting to be processed is placed; what happens "as soon as" it ships has not.
+        (
+            "It's in the queue waiting to be processed. We'll email you as soon as it's on its way.",
+            "placed",
+        ),
+        ("Placed — expected March 9. Not processed or shipped yet.", "placed"),
+    ],
+)
+def test_statuses_beside_negations_lists_and_dates(text, truth):
+    assert status_stated(text, truth)
+
+
+def test_a_weekday_beside_a_date_it_does_not_fall_on_is_a_second_day():
+    day = date(2026, 2, 20)  # a Friday
+    for text in ("Delivered on Thursday, February 20, 2026.", "Delivered 2/20/2026 (Sunday)."):
+        assert not date_stated_alone(text, day, year=2026, today=TODAY), text
+    for text in ("Delivered on Friday, February 20, 2026.", "Delivered Fri 20 Feb."):
+        assert date_stated_alone(text, day, year=2026, today=TODAY), text

@@ -20,6 +20,7 @@ from shopgen.verifiers.text.dates import (
     dates_in,
     more_dates,
     weekday_claims,
+    weekday_mismatched,
 )
 from shopgen.verifiers.text.normalize import plain
 from shopgen.verifiers.text.numbers import (
@@ -74,6 +75,7 @@ __all__ = [
     "refusal_reasons_stated",
     "status_stated",
     "weekday_claims",
+    "weekday_mismatched",
     "yes_no_stated",
     "zero_stated",
 ]

@@ -425,6 +425,49 @@ def weekday_claims(text: str, today: date) -> list[frozenset[date]]:
     return claims
 
 
+#: A weekday's name, whole or cut short ("Friday", "Fri."), as it stands beside a date.
+_DAY_NAME = (
+    r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?"
+    r"|fri|sat|sun)\b\.?"
+)
+_ANY_DAY = re.compile(_DAY_NAME, re.I)
+#: A weekday right before a date ("Friday, February 20", "Fri 20 Feb", "Thursday the 5th …").
+_DAY_THEN_DATE = re.compile(rf"{_DAY_NAME},?\s+(?:the\s+)?(?=\d|(?:{_MONTH})\b)", re.I)
+#: A weekday right after a date, in brackets or after a comma ("March 6 (Friday)", "2/20, Fri").
+_DATE_THEN_DAY = re.compile(
+    rf"\s*(?:,|\()\s*(?:(?:which|that) (?:is|was) )?(?:a\s+)?{_DAY_NAME}", re.I
+)
+
+
+def _day_index(name: str) -> int:
+    return next(i for i, day in enumerate(_WEEKDAYS) if day.startswith(name[:3].lower()))
+
+
+def weekday_mismatched(text: str, *, year: int, today: date | None = None) -> bool:
+    """A date is written beside a weekday it does not fall on.
+
+    "Thursday, February 20, 2026" of a Friday tells the customer two days, one of them wrong.
+    """
+    if _ANY_DAY.search(text) is None:
+        return False
+    forms = (_MONTH_DAY, _DAY_MONTH, _ISO, _SLASH)
+    for m in _DAY_THEN_DATE.finditer(text):
+        for form in forms:
+            if (d := form.match(text, m.end())) is not None:
+                read = dates_in(d.group(0), year=year, today=today)
+                if read and all(x.weekday() != _day_index(m.group(1)) for x in read):
+                    return True
+                break
+    for form in forms:
+        for d in form.finditer(text):
+            after = _DATE_THEN_DAY.match(text, d.end())
+            if after is not None:
+                read = dates_in(d.group(0), year=year, today=today)
+                if read and all(x.weekday() != _day_index(after.group(1)) for x in read):
+                    return True
+    return False
+
+
 def date_stated_alone(
     text: str,
     day: date,
@@ -440,13 +483,14 @@ def date_stated_alone(
     is an order's last). A list of candidate dates states the right one only by luck. With
     ``today``, yearless dates are read nearest to it, "today"/"tomorrow"/"yesterday" count,
     and so does a weekday written for a date (:func:`weekday_claims`): it states ``day`` when
-    one of its readings is ``day``, and is another date when none is ``day`` or allowed.
+    one of its readings is ``day``, and is another date when none is ``day`` or allowed. A
+    weekday written beside a date it does not fall on is another day (:func:`weekday_mismatched`).
     """
     found = dates_in(text, year=year, today=today) | more_dates(text, year=year, today=today)
     claims = [frozenset({x}) for x in found]
     if today is not None:
         claims += weekday_claims(text, today)
-    if not any(day in c for c in claims):
+    if not any(day in c for c in claims) or weekday_mismatched(text, year=year, today=today):
         return False
     if allowed is None:
         return all(min(c) <= day for c in claims)

@@ -112,10 +112,25 @@ def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
         rf"|{_LEAD}:?(?:{_GAP}\w+){{0,2}}?{_GAP}(?:{alts})\b|\bstatus\b[^.\n]{{0,20}}\b(?:{alts})\b"
         rf"|\bor\b(?:{_GAP}\w+){{0,2}}?{_GAP}(?:{alts})\b|(?<=\w)\s*/\s*(?:{alts})\b"
         rf"|\b(?:order|package|parcel|shipment){_ORDER_ID}\s*(?:[:|\u2013\u2014\u2192]|\s-|->|=>)"
-        rf"\s*(?:{alts})\b",
+        rf"\s*(?:{alts})\b"
+        rf"|{_EVENT_LEAD}(?:{alts})\b(?={_DATED.pattern})",
         re.M,
     )
 
+
+#: What starts a date in text with digits zeroed ("00 feb", "feb 00", "0000-00-00", "friday").
+_DATE_START = (
+    r"(?:0|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|mon(?:day)?|tue(?:s(?:day)?)?"
+    r"|wed(?:nesday)?|thu(?:rs(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?|today"
+    r"|yesterday)\b)"
+)
+#: A date right after a status's word: "placed 28 Feb 2026", "| Placed | Feb 20 |", "cancelled
+#: on Feb 21" tell when it happened, history (a later status may be the order's now).
+_DATED = re.compile(rf"[^\S\n]*(?:[|:][^\S\n]*)?(?:on[^\S\n]+)?{_DATE_START}")
+#: A status's word opening a clause of a list of events, dated: "placed 20 Feb, cancelled 21
+#: Feb" asserts both (in the past).
+_EVENT_LEAD = r"(?<=[,;|\u2013\u2014])[^\S\n]*"
 
 _WORDS = {**STATUS_WORDS, UNDER_WAY: _UNDER_WAY_WORDS}
 _ASSERTIONS = {status: _assertion(tuple(words)) for status, words in _WORDS.items()}
@@ -127,28 +142,39 @@ _GUESS = r"(?:probably|likely|possibly|perhaps|maybe)"
 #: none.
 _NEGATED = re.compile(
     r"\bnot\b|n't\b|\bnever\b|\byet to\b|\bif\b|\bonce\b|\bunless\b|\bshould\b|\bwould\b"
-    r"|\bcould\b|\bmight\b|\bwill\b|\bbefore\b|\buntil\b|\bnothing\b"
+    r"|\bcould\b|\bmight\b|\bwill\b|\bbefore\b|\buntil\b|\bsoon as\b|\bnothing\b"
+    r"|\bno (?:package|parcel|shipment|order|item)s?\b"
     rf"|\b{_GUESS}\b"
 )
 #: A negated status right before an alternative joined to it: "it won't be shipped or delivered"
 #: negates both (the negation is further back than :data:`_NEGATION_REACH`).
 _NEGATED_BEFORE_OR = re.compile(
-    r"(?:\bnot|n't|\bnever)\s+(?:(?:be|been|get|got|have been)\s+)?(?:"
+    r"(?:\bnot|n't|\bnever)\s+(?:(?:be|been|get|got|have been|yet)\s+)?(?:"
     + "|".join(re.escape(w) for words in STATUS_WORDS.values() for w in words)
-    + r")\s*,?\s*$"
+    + r"|processed|prepared|packed|picked)\s*,?\s*$"
 )
 #: A status negated after its word, as a list or a table says it: "Shipped — not yet",
-#: "Delivered: pending".
+#: "Delivered: pending", "Shipped: No".
 _NEGATED_AFTER = re.compile(
-    r"[^\S\n]*(?:[:\u2013\u2014]|\s-)?[^\S\n]*(?:not yet|not started|pending|n/a)\b"
+    r"[^\S\n]*(?:[:\u2013\u2014]|\s-)?[^\S\n]*(?:not yet|not started|pending|n/a"
+    r"|(?:no|none)\b[^\S\n]*(?=\n|$|[.,;|(]))"
 )
 #: A modal earlier in the clause of a status joined by "and" ("should be shipped and
 #: delivered by March 5"): the joined status is as unasserted as the first.
 _MODAL_CLAUSE = re.compile(
     r"\b(?:should|would|could|might|may|will|expected to|going to|yet to)\b[^.;:!?\n]*$"
 )
-#: How many characters before an assertion a negation still negates it.
+#: How many characters before an assertion a negation still negates it, within its sentence:
+#: "No, it's not lost. UPS delivered it on February 20" asserts delivered.
 _NEGATION_REACH = 12
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)|\n")
+
+
+def _negation_window(low: str, at: int) -> int:
+    """Where a negation before ``at`` may start: :data:`_NEGATION_REACH` back, in its sentence."""
+    start = max(0, at - _NEGATION_REACH)
+    ends = [m.end() for m in _SENTENCE_END.finditer(low, start, at)]
+    return ends[-1] if ends else start
 
 
 #: Rewrites before the statuses are read. Words that look like a status's but are not the
@@ -222,6 +248,15 @@ _REWRITES = (
         ("left",),
     ),
     _Rewrite(re.compile(r"\bbeing delivered\b"), "in transit", ("being delivered",)),
+    # An order waiting to be processed is placed: "it's in the queue waiting to be processed".
+    _Rewrite(
+        re.compile(
+            r"\b(?:(?:in (?:the|a) queue|queued)[^\S\n]+(?:for|to be|waiting (?:for|to be))"
+            r"|awaiting|pending|waiting (?:for|to be))[^\S\n]+process(?:ing|ed)\b"
+        ),
+        "placed",
+        ("awaiting", "pending", "waiting", "queue"),
+    ),
     _Rewrite(
         re.compile(
             r"\b(?:awaiting|pending|waiting (?:for|to be)|ready (?:for|to be)|about to be"
@@ -255,18 +290,26 @@ def _table_statuses(low: str) -> str:
     """``low`` with each Markdown table cell under a "Status" heading led by "status".
 
     "| 441-… | In Transit |" under "| Order | Status |" states the status as "status: in
-    transit" does; the cell alone has no lead word (83 of 260 table answers failed).
+    transit" does; the cell alone has no lead word (83 of 260 table answers failed). Only a
+    table's first row heads it: in "| Field | Detail |" rows, "| Status | Cancelled |" is a
+    row, and the rows below it ("| Placed | Feb 20 |") are no statuses.
     """
     lines = low.split("\n")
     column = None
+    header = True  # the next table row is a table's first
     for i, line in enumerate(lines):
         if not line.lstrip().startswith("|"):
-            column = None
+            column, header = None, True
             continue
         cells = line.split("|")
-        if column is None:
+        if header:
             column = next((j for j, c in enumerate(cells) if c.strip() == "status"), None)
-        elif column < len(cells) and not set(cells[column].strip()) <= set("-: "):
+            header = False
+        elif (
+            column is not None
+            and column < len(cells)
+            and not set(cells[column].strip()) <= set("-: ")
+        ):
             cells[column] = f" status {cells[column].strip()} "
             lines[i] = "|".join(cells)
     return "\n".join(lines)
@@ -309,8 +352,9 @@ def _statements_of(text: str) -> Mapping[str, bool]:
         past = [
             (m.group(0).startswith("was ") and not _OFFERED.search(m.group(0)))
             or m.group("past") is not None
+            or _DATED.match(low, m.end()) is not None
             for m in pattern.finditer(low)
-            if not _NEGATED.search(low, max(0, m.start() - _NEGATION_REACH), m.end())
+            if not _NEGATED.search(low, _negation_window(low, m.start()), m.end())
             and not (m.group(0).startswith("and") and _MODAL_CLAUSE.search(low, 0, m.start()))
             and not _NEGATED_AFTER.match(low, m.end())
             and not (
@@ -371,18 +415,26 @@ def possible_statuses(text: str) -> frozenset[str]:
 
 
 def _denial(words: tuple[str, ...]) -> re.Pattern[str]:
-    """One status's words denied of the order now: "it hasn't shipped yet", "not yet shipped".
+    """One status's words denied of the order: "it hasn't shipped yet", "not yet shipped".
 
+    Group ``now``: denied as a state the order is not in now ("it isn't in transit", "it's
+    not processing"), which a later stage makes true; else denied as a stage never reached.
     Not "isn't in transit anymore" (it was), "wasn't delivered late" or "hasn't been shipped
     back" (said of something else than the status).
     """
     alts = "|".join(re.escape(w) for w in words)
     return re.compile(
-        rf"(?:(?:\b(?:has|have|had|is|are|was|were|did|does|do)|'s)(?:n't|\s+not|\s+never)"
-        rf"\s+(?:(?:yet|been|be|even|actually)\s+)*|\bnot\s+yet\s+)(?:{alts})\b"
+        rf"(?:(?P<now>(?:\b(?:is|are)|'s)(?:n't|\s+not)\s+(?:currently\s+|still\s+)?)"
+        rf"|(?:\b(?:has|have|had|is|are|was|were|did|does|do)|'s)(?:n't|\s+not|\s+never)"
+        rf"\s+(?:(?:yet|been|be|even|actually)\s+)*|\bnot\s+yet\s+|\bnever\s+)(?:{alts})\b"
         r"(?!\s+(?:back|late|early|on time|to the wrong|separately|damaged)\b)"
         r"(?![^.;!?\n]{0,30}\b(?:anymore|any more|any longer)\b)"
     )
+
+
+#: Statuses that are states the order is in for a while: "isn't in transit" of a delivered
+#: order is true. The others are events: "isn't shipped (yet)" says it never was.
+_STATES = frozenset({"processing", "in_transit"})
 
 
 _DENIALS = {status: _denial(tuple(words)) for status, words in STATUS_WORDS.items()}
@@ -391,26 +443,28 @@ _CONDITION_CLAUSE = re.compile(r"\b(?:if|unless|once|in case|until|whether|when)
 
 
 @lru_cache(maxsize=4096)
-def _denied_of(text: str) -> frozenset[str]:
+def _denied_of(text: str) -> Mapping[str, bool]:
     low = _status_text(text)
     if "n't" not in low and " not " not in low and "never" not in low:
-        return frozenset()
-    return frozenset(
-        status
-        for status, pattern in _DENIALS.items()
-        if any(w in low for w in STATUS_WORDS[status])
-        and any(
-            not _CONDITION_CLAUSE.search(low, max(0, m.start() - 80), m.start())
-            for m in pattern.finditer(low)
-        )
-    )
+        return MappingProxyType({})
+    denied: dict[str, bool] = {}
+    for status, pattern in _DENIALS.items():
+        if not any(w in low for w in STATUS_WORDS[status]):
+            continue
+        for m in pattern.finditer(low):
+            if not _CONDITION_CLAUSE.search(low, max(0, m.start() - 80), m.start()):
+                now = m.group("now") is not None and status in _STATES
+                denied[status] = denied.get(status, True) and now
+    return MappingProxyType(denied)
 
 
-def denied_statuses(text: str) -> frozenset[str]:
-    """The statuses the text says the order has not reached ("it hasn't shipped yet").
+def denied_statuses(text: str) -> Mapping[str, bool]:
+    """The statuses the text denies of the order, each with whether only as a state now.
 
-    Denying a stage the order has passed contradicts it: "in transit … Note: the order
-    hasn't shipped yet" states two orders' statuses, not one.
+    "It hasn't shipped yet" says the order never reached shipped; "it isn't in transit"
+    only that it is not in transit now (``True``). Denying a stage the order has passed
+    contradicts it: "in transit … Note: the order hasn't shipped yet" states two orders'
+    statuses, not one.
     """
     return _denied_of(zeroed(text))
 
@@ -429,7 +483,11 @@ def status_stated(text: str, truth: str) -> bool:
     said = _statements(text)
     allowed = COMPATIBLE.get(truth, frozenset())
     history = HISTORY.get(truth, frozenset())
-    if denied_statuses(text) & (allowed | history | {truth}):
+    passed = allowed | history
+    if any(
+        status == truth or (status in passed and not now)
+        for status, now in denied_statuses(text).items()
+    ):
         return False
     stated = truth in said or (UNDER_WAY in said and UNDER_WAY in allowed and not said[UNDER_WAY])
     return (
