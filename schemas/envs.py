@@ -88,7 +88,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "cart",
-        "1.11",
+        "1.12",
         "build the exact cart the customer asks for",
         *_COMMON,
         "top_k",
@@ -98,7 +98,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "returns",
-        "2.15",
+        "2.16",
         "return or exchange the right order line under the store policy",
         *_COMMON,
         "H_orders",
@@ -114,7 +114,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "bundle",
-        "1.10",
+        "1.11",
         "recommend one product per category of a project within budget",
         *_COMMON,
         "top_k",

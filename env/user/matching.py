@@ -305,7 +305,11 @@ def compile_script(text: str) -> CompiledScript:
             nested = _STEP_ITEM.match(name)
             if nested:
                 sub_words.setdefault((index, int(nested["item"])), set()).update(naming)
-    longest = max((m.longest for m in matchers), default=1)
+    # Every phrase that asks for another fact is looked for too, whatever the script holds:
+    # within such a phrase a shorter one asks nothing (:func:`_outmatched`), so a script
+    # holding only short phrases read "How is it being shipped?" as asking where, and one
+    # holding a long one as asking how.
+    longest = max([_LONGEST_ASK, *(m.longest for m in matchers)])
     values = {s.name: s.value for s in script.slots}
     return CompiledScript(
         script,
@@ -453,6 +457,8 @@ _LONG_PHRASES: Phrases = frozenset(
     for t in map(stems, words)
     if len(t) > 1
 )
+#: Words in the longest of them: every question is read in phrases up to this long.
+_LONGEST_ASK = max(map(len, _LONG_PHRASES))
 
 
 #: Words that only make a phrase a question: "what item" asks for the item as "item" does,

@@ -163,6 +163,11 @@ _CONDITION = (
     "unused",
     "state is the item in",
     "state is it in",
+    # "Could you describe the current state of the product?" (16 of 16, the second bank).
+    "state of the item",
+    "state of the product",
+    "current state",
+    "original state",
 )
 #: Words asking for the whole list of what the customer wants: "Can you list everything
 #: again?" and "What do you need?" got "I'm not sure" from a cart customer (a bundle's
@@ -189,6 +194,10 @@ _LIST = (
     "put in your cart",
     "like me to add",
     "did you need",
+    # "What should I put in your shopping cart?", "What are you hoping to have in your
+    # basket?" (40 of 40 cart asks each, the second bank).
+    "put in your shopping cart",
+    "have in your basket",
 )
 #: Words asking which of the customer's orders they mean, whatever they tell it by.
 _WHICH_ORDER = (
@@ -226,9 +235,19 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
     "price_max": _MONEY,
     "budget": _MONEY,
     "rating_min": _RATING,
-    "ship_days_max": (*_DAYS, *_URGENCY),
+    # Longer than the days since delivery's "how many days": "Within how many days does this
+    # need to be delivered?" got "I'm not sure" (47 of 47 asks, the second bank).
+    "ship_days_max": (*_DAYS, *_URGENCY, "within how many days", "in how many days"),
     "brand": ("brand", "make", "manufacturer", "maker", "label"),
-    "order_ref": (*_WHICH_ORDER, "order id", "order ref", "reference", "order no"),
+    "order_ref": (
+        *_WHICH_ORDER,
+        "order id",
+        "order ref",
+        "reference",
+        "order no",
+        "order confirmation",
+        "confirmation number",
+    ),
     "ref": (*_WHICH_ORDER, "order id", "order ref", "reference"),
     # A customer who tells their order by its day answers "Which order?" with it: "Which order
     # is it?" and "Do you have an order number?" got "I don't know" whenever the day was the
@@ -242,6 +261,11 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "when did you make",
         "when did you buy",
         "when did you purchase",
+        # "Could you tell me roughly when you ordered it?" (31 of 31, the second bank).
+        "when you ordered",
+        "when you bought",
+        "when you placed",
+        "when you purchased",
         "placed",
         "date",
         *_WHICH_ORDER,
@@ -289,11 +313,39 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "set up a return",
     ),
     "desc": (*_ITEM, *_LIST),
-    "item": _ITEM,
+    # "What are you looking to send back?", "Which of your purchases is this return about?"
+    # (40 of 40 returns asks each, the second bank).
+    "item": (
+        *_ITEM,
+        "looking to send back",
+        "looking to return",
+        "what are you returning",
+        "what are you sending back",
+        "would you like to return",
+        "return about",
+    ),
     "product_title": _ITEM,
-    "seen": ("when did you see", "when did you look", "viewed", "looked at", "saw"),
+    # "Do you remember around what day you came across this product?" (18 of 18, the second
+    # bank).
+    "seen": (
+        "when did you see",
+        "when did you look",
+        "viewed",
+        "looked at",
+        "saw",
+        "came across",
+        "what day you",
+    ),
     # "How many items should I suggest?" got the journey's items, not the count.
-    "k_rec": ("how many option", "option", "choice", "suggestion", "suggest", "recommend"),
+    "k_rec": (
+        "how many option",
+        "option",
+        "choice",
+        "suggestion",
+        "suggest",
+        "recommend",
+        "shortlist",  # "How long a shortlist should I put together?" (80 of 80, the second bank)
+    ),
     # The kind of product asked as "What's the item?": a policy customer said "I'm not sure"
     # to each of these (576 asks), a discovery one to "What are you buying?".
     "category": (
@@ -319,11 +371,30 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         # Not "purchasing" alone, whose stem is "purchase"'s: "How many did you purchase?" got
         # the category (257 of 257 policy asks, the paraphrase bank).
         "are you purchasing",
+        # "What can I help you find?", "Product type?", "Which department would this item fall
+        # under?" (40 of 40 asks each, the second bank).
+        "help you find",
+        "product type",
+        "department",
+        "fall under",
     ),
     # "What would you like to ask?" (the paraphrase bank: 257 of 257 policy asks got "I'm not
     # sure"). Not "like to know": in a journey, "What would you like to know about the
     # order?" got the policy step's question beside the order's.
-    "topic": ("question", "topic", "want to know", "like to ask", "want to ask"),
+    # "Which policy would you like to know about?", "What can I clarify regarding our
+    # policies?", "… how the store handles things?" (40 of 40 asks each, the second bank).
+    "topic": (
+        "question",
+        "topic",
+        "want to know",
+        "like to ask",
+        "want to ask",
+        "which policy",
+        "what policy",
+        "our policies",
+        "our policy",
+        "store handles",
+    ),
     # "What's it for?" reads "what s it for": "what for" never matched (44 of 44 bundle asks).
     "project": (
         "project",
@@ -335,6 +406,12 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "shopping for",
         "working on",
         "setting up",
+        # "What are you putting together?", "… what the purchases are for?", "What's the
+        # overall goal behind this shopping trip?" (40 of 40 bundle asks each, the second bank).
+        "putting together",
+        "purchases are for",
+        "goal behind",
+        "shopping trip",
     ),
     # A project's list: "What's on your list?", "Which items should I get?" and "What should I
     # add?" got "I'm not sure" (74 of 74 bundle and journey asks each).
@@ -367,6 +444,11 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "looking for",
         "component",
         "contain",
+        # "Items needed?", "Could you list the things you'll need?" (40 of 40, the second bank).
+        "items needed",
+        "things needed",
+        "things you ll need",
+        "list the things",
     ),
     # "What would you like to know about it?" got "I'm not sure" on every status task.
     "want": (
@@ -389,6 +471,9 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "details",
         "help with",
         "look up",
+        # "What would you like to check on regarding this order?" (40 of 40, the second bank).
+        "check on",
+        "like to check",
     ),
     # A journey's requests: "Can you list everything again?" listed its cart's and bundle's
     # items alone, and a policy question or a replacement to find went unsaid (28 of 28
@@ -431,11 +516,22 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "plan to return",
         "get it back",
         "get the item back",
-        "return the item",
+        # Not "return the item" alone: "Why are you returning the item?" got the method too
+        # (47 of 47 returns asks, the second bank).
+        "to return the item",
         "return option",
         "send it",
+        # "How would you like to get the item to us?", "What's the most convenient way for you
+        # to return it?" (47 of 47 returns asks each, the second bank).
+        "get it to us",
+        "get the item to us",
+        "way to return",
+        "way for you to return",
+        "way to send",
     ),
     "order_total": ("total", "order total", "order value", "subtotal", "order come to"),
+    # "What does that item sell for?" (16 of 16 policy asks, the second bank).
+    "price": ("sell for", "selling for", "how much was it", "how much did it cost", "did you pay"),
     # "Do you have a paid plan?", "Which plan are you on?": "No idea" (75 of 75 asks each).
     "tier": (
         "membership",
@@ -563,6 +659,15 @@ KIND_WORDS: dict[str, tuple[str, ...]] = {
         "care",
         "rank",
         "ranking",
+        # A second bank of agents' questions written apart from the customer: "Which factor
+        # should I prioritize?", "What's the deciding factor for you?", "What's your top
+        # consideration?" got "I'm not sure" (80 of 80 discovery and substitution asks each).
+        "factor",
+        "prioritize",
+        "prioritise",
+        "top consideration",
+        "main consideration",
+        "biggest consideration",
     ),
 }
 

@@ -122,6 +122,12 @@ Version history:
     1.10 — as cart 1.11: "What should I put in your cart?" and "What did you need again?" get
           the must-haves (they got "I don't know"). Replies only; every task id changes with
           the version.
+    1.11 — as discovery 1.15, after a second bank of agents' questions written apart from the customer (216: six
+          wordings of each of 36 facts, asked of 280 tasks, 5k, d = 0–12): "What
+          are you putting together?", "… what the purchases are for?" and "What's the overall
+          goal behind this shopping trip?" get the project, "Items needed?" and "Could you
+          list the things you'll need?" the must-haves (40 of 40 got "I don't know" each).
+          Replies only; every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -187,6 +187,12 @@ Version history:
           to add to your cart?", "What should I put in your cart?" and "What did you need
           again?" the items (each "I don't know" on 512 of 518 and 225 of 225 asks). Replies
           only; every task id changes with the version.
+    1.12 — as discovery 1.15, after a second bank of agents' questions written apart from the customer (216: six
+          wordings of each of 36 facts, asked of 280 tasks, 5k, d = 0–12): "What
+          should I put in your shopping cart?" and "What are you hoping to have in your
+          basket?" get the items (40 of 40 got "I don't know"), "Do you remember around what
+          day you came across this product?" when it was looked at (18 of 18). Replies only;
+          every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -260,13 +260,21 @@ Version history:
           environments ("How would you prefer to return it?", "What kind of shipping did you
           go with?") get "I don't know", where they got the priorities or the delivery time.
           Replies only; every task id changes with the version.
-    1.15 — where an order ships is no question of when: "What state is it shipping to?",
+    1.15 — the customer against a second bank of agents' questions written apart from it
+          (216: six wordings of each of 36 facts, asked of 280 tasks of seven environments,
+          5k, d = 0–12). "Which factor should I prioritize?", "What's the deciding factor for
+          you?" and "What's your top consideration?" get the priorities (80 of 80 got "I don't
+          know" each), "How long a shortlist should I put together?" the number of options (80
+          of 80), "Within how many days does this need to be delivered?" the delivery time (47
+          of 47), "What can I help you find?" and "Product type?" the kind of product (40 of
+          40). Where an order ships is no question of when: "What state is it shipping to?",
           "Delivering to which state?" and "Where are you shipping it?" got the delivery time
-          the customer needs (26 of 40 tasks, 5k, d = 0–12) by "shipping" and "delivering";
-          "I don't know" now, a "to" after a shorter phrase being its preposition. "How",
-          "when" and "where" in a longer phrase say which fact is asked: "When did you make
-          the order?" got the brand by "make" (2 of 40). Replies only; every task id changes
-          with the version.
+          (26 of 40), as a "to" after a shorter phrase is its preposition; "how", "when" and
+          "where" in a longer phrase say which fact is asked ("When did you make the order?"
+          got the brand by "make"). A question is read in phrases as long as the longest that
+          asks for any fact, whatever the script holds: whether a longer phrase outmatched a
+          shorter one depended on the script's own longest phrase. Replies only; every task id
+          changes with the version.
 """
 
 from __future__ import annotations

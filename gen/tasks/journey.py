@@ -419,7 +419,8 @@ Version history:
     3.7 — its steps' customers answer as discovery 1.14, cart 1.11, bundle 1.10, returns 2.15,
           status 2.13 and policy 2.12 tell. Replies only; every task id changes with the
           version.
-    3.8 — its steps' customers answer as discovery 1.15 and policy 2.13 tell ("What state is
+    3.8 — its steps' customers answer as discovery 1.15, cart 1.12, returns 2.16, bundle
+          1.11 and policy 2.13 tell ("What state is
           it shipping to?" got a discovery step's delivery time or the shipping method too;
           "How is it being shipped?" the state), and its final message is read as status
           2.14 (facts not asked for must be true) and policy 2.13 read theirs. A part that

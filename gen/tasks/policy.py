@@ -290,8 +290,12 @@ Version history:
           of the thing asked about is read: "you won't get one", "there isn't one", "you don't
           qualify for it", "that isn't possible" (a discount), "it doesn't come with one" (a
           warranty), "you won't pay for return shipping", "on the house" (a fee): of the
-          answer bank's 280 honest answers 4 read wrong, 2 now. Every task id changes with the
-          version.
+          answer bank's 280 honest answers 4 read wrong, 2 now. As discovery 1.15, the second
+          bank's "Which policy would you like to know about?", "What can I clarify regarding
+          our policies?" and "… how the store handles things?" get the question, "Which
+          department would this item fall under?" the category, "What does that item sell
+          for?" the price and "the current state of the product" the condition (each "I
+          don't know" on every task holding the fact). Every task id changes with the version.
 """
 
 from __future__ import annotations

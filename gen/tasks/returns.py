@@ -246,6 +246,15 @@ Version history:
           of 440), "When did you make this purchase?" the order's day, "Do you happen to have
           the order number handy?" no longer the reason too. Replies only; every task id
           changes with the version.
+    2.16 — as discovery 1.15, after a second bank of agents' questions written apart from the customer (216: six
+          wordings of each of 36 facts, asked of 280 tasks, 5k, d = 0–12): "What
+          are you looking to send back?" and "Which of your purchases is this return about?"
+          get the item, "How would you like to get the item to us?" and "What's the most
+          convenient way for you to return it?" the method (40 and 47 of 47 got "I don't
+          know"); "Why are you returning the item?" the reason alone (the method too, 47 of
+          47); "the number on your order confirmation", "roughly when you ordered it" and "the
+          current state of the product" what they ask. Replies only; every task id changes
+          with the version.
 """
 
 from __future__ import annotations

@@ -210,8 +210,10 @@ Version history:
           order to?", "How would you prefer to send it back?") get "I don't know", where they
           got the priorities, and "What did you order?" the original product. Replies only;
           every task id changes with the version.
-    1.14 — as discovery 1.15: "What state is it shipping to?" got the delivery time (21 of
-          40 tasks). Replies only; every task id changes with the version.
+    1.14 — as discovery 1.15: the priorities, the number of options and "Within how many
+          days …?" are understood in the second bank's wordings, and "What state is it
+          shipping to?" no longer gets the delivery time (21 of 40 tasks). Replies only; every
+          task id changes with the version.
 """
 
 from __future__ import annotations

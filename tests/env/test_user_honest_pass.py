@@ -447,3 +447,61 @@ def test_an_open_ask_gets_asked_what_is_wanted(question):
     """ "No idea" told the agent nothing more was to be known (713 of 780 asks for the first two)."""
     compiled = compile_script(UserScript(style="polite", slots=RETURN).model_dump_json())
     assert compiled.answerable(question, False).open_ask
+
+
+# -- a second bank of agents' questions written apart from the customer ----------------------
+
+
+BANK_SCRIPTS = {
+    "discovery": [*DISCOVERY, _slot("k_rec", 3, "count", "number of options")],
+    "days": [*DISCOVERY, _slot("ship_days_max", 3, "days", "delivery time")],
+    "cart": [
+        _slot("items.0.desc", "wool socks"),
+        _slot("items.0.qty", 2, "quantity", "quantity"),
+        _slot("items.0.seen", "yesterday", "text", "when I looked at it"),
+    ],
+    "returns": [
+        *RETURN,
+        _slot("reason", "it arrived damaged", label="reason for the return"),
+        _slot("condition", "opened", "choice", "item condition", keywords=["condition"]),
+    ],
+    "policy": [
+        _slot("topic", "the restocking fee on a return", label="question"),
+        _slot("category", "headphones", label="product category", keywords=["product"]),
+        _slot("price", 89.99, "money", "item price", keywords=["item price", "unit price"]),
+    ],
+    "bundle": [
+        _slot("project", "home office", label="project"),
+        _slot("must.0", "desk lamp", label="must-have"),
+        _slot("must.1", "office chair", label="must-have"),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("script", "question", "asked"),
+    [
+        ("discovery", "Which factor should I prioritize?", ["priority"]),
+        ("discovery", "What's your top consideration?", ["priority"]),
+        ("discovery", "How long a shortlist should I put together for you?", ["k_rec"]),
+        ("discovery", "Hi there! What can I help you find?", ["category"]),
+        ("discovery", "Product type?", ["category"]),
+        ("days", "Within how many days does this need to be delivered?", ["ship_days_max"]),
+        ("cart", "What should I put in your shopping cart?", ["items.0.desc"]),
+        ("cart", "What are you hoping to have in your basket?", ["items.0.desc"]),
+        ("cart", "Do you remember around what day you came across this product?", ["items.0.seen"]),
+        ("returns", "What are you looking to send back?", ["item"]),
+        ("returns", "What's the most convenient way for you to return it?", ["method"]),
+        ("returns", "To arrange the return, how would you like to get the item to us?", ["method"]),
+        ("returns", "Why are you returning the item?", ["reason"]),  # and the method (47 of 47)
+        ("returns", "Could you describe the current state of the product?", ["condition"]),
+        ("policy", "Which policy would you like to know about?", ["topic"]),
+        ("policy", "Which department would this item fall under?", ["category"]),
+        ("policy", "Got it! What does that item sell for?", ["price"]),
+        ("bundle", "What are you putting together?", ["project"]),
+        ("bundle", "Items needed?", ["must.0", "must.1"]),
+    ],
+)
+def test_a_second_bank_of_agents_questions_is_understood(script, question, asked):
+    """Each got "I don't know" (or the method besides the reason) on every task holding it."""
+    assert _asked(BANK_SCRIPTS[script], question) == asked
