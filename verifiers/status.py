@@ -14,14 +14,12 @@ from shopgen.verifiers.rows import decoded
 from shopgen.verifiers.text import (
     carrier_stated,
     carriers_named,
+    date_claims,
     date_listed,
     date_stated_alone,
-    dates_in,
-    more_dates,
     only_code_stated,
     other_code_stated,
     status_stated,
-    weekday_claims,
     weekday_mismatched,
 )
 
@@ -132,9 +130,6 @@ def _dated_otherwise(text: str, allowed: frozenset[date], now: date) -> bool:
 
     Or a weekday none of whose days is, or a weekday beside a date it does not fall on.
     """
-    found = dates_in(text, year=now.year, today=now) | more_dates(text, year=now.year, today=now)
-    return (
-        not found <= allowed
-        or any(not c & allowed for c in weekday_claims(text, now))
-        or weekday_mismatched(text, year=now.year, today=now)
-    )
+    return any(
+        not claim & allowed for claim in date_claims(text, year=now.year, today=now)
+    ) or weekday_mismatched(text, year=now.year, today=now)

@@ -30,6 +30,13 @@ def plain_ref(text: str) -> str:
     return re.sub(r"[ \t\r\f\v]+", " ", text.lower().translate(normalize._PLAIN))
 
 
+def _sentence_start(low: str, at: int) -> int:
+    """How far back a negation reaches: ``_NEGATION_REACH`` characters, not past a sentence's end."""
+    start = max(0, at - statuses._NEGATION_REACH)
+    ends = [m.end() for m in re.finditer(r"[.!?](?:\s|$)|\n", low[start:at])]
+    return start + (ends[-1] if ends else 0)
+
+
 def statements_ref(text: str) -> dict[str, bool]:
     low = plain_ref(text)
     for rewrite in statuses._REWRITES:
@@ -38,11 +45,11 @@ def statements_ref(text: str) -> dict[str, bool]:
     said = {}
     for status, pattern in statuses._ASSERTIONS.items():
         past = [
-            m.group(0).startswith("was ") or m.group("past") is not None
+            m.group(0).startswith("was ")
+            or m.group("past") is not None
+            or statuses._DATED.match(low, m.end()) is not None
             for m in pattern.finditer(low)
-            if not statuses._NEGATED.search(
-                low, max(0, m.start() - statuses._NEGATION_REACH), m.end()
-            )
+            if not statuses._NEGATED.search(low, _sentence_start(low, m.start()), m.end())
             and not (
                 m.group(0).startswith("and") and statuses._MODAL_CLAUSE.search(low[: m.start()])
             )

@@ -15,6 +15,7 @@ them. One module per kind of fact, each reading through :mod:`.normalize`:
 from shopgen.verifiers.text.carriers import CARRIER_WORDS, carrier_stated, carriers_named
 from shopgen.verifiers.text.codes import code_stated, only_code_stated, other_code_stated
 from shopgen.verifiers.text.dates import (
+    date_claims,
     date_listed,
     date_stated_alone,
     dates_in,
@@ -60,6 +61,7 @@ __all__ = [
     "carrier_stated",
     "carriers_named",
     "code_stated",
+    "date_claims",
     "date_listed",
     "date_stated_alone",
     "dates_in",

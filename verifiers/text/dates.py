@@ -468,6 +468,18 @@ def weekday_mismatched(text: str, *, year: int, today: date | None = None) -> bo
     return False
 
 
+def date_claims(text: str, *, year: int, today: date | None = None) -> list[frozenset[date]]:
+    """Each date the text writes, as the set of days it may mean.
+
+    One day, or a weekday's two readings (:func:`weekday_claims`, with ``today``).
+    """
+    found = dates_in(text, year=year, today=today) | more_dates(text, year=year, today=today)
+    claims = [frozenset({x}) for x in found]
+    if today is not None:
+        claims += weekday_claims(text, today)
+    return claims
+
+
 def date_stated_alone(
     text: str,
     day: date,
@@ -486,10 +498,7 @@ def date_stated_alone(
     one of its readings is ``day``, and is another date when none is ``day`` or allowed. A
     weekday written beside a date it does not fall on is another day (:func:`weekday_mismatched`).
     """
-    found = dates_in(text, year=year, today=today) | more_dates(text, year=year, today=today)
-    claims = [frozenset({x}) for x in found]
-    if today is not None:
-        claims += weekday_claims(text, today)
+    claims = date_claims(text, year=year, today=today)
     if not any(day in c for c in claims) or weekday_mismatched(text, year=year, today=today):
         return False
     if allowed is None:

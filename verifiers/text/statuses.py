@@ -118,9 +118,9 @@ def _assertion(words: tuple[str, ...]) -> re.Pattern[str]:
     )
 
 
-#: What starts a date in text with digits zeroed ("00 feb", "feb 00", "0000-00-00", "friday").
+#: What starts a date ("28 feb", "feb 28", "2026-02-28", "friday"; digits may be zeroed).
 _DATE_START = (
-    r"(?:0|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"(?:\d|(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|mon(?:day)?|tue(?:s(?:day)?)?"
     r"|wed(?:nesday)?|thu(?:rs(?:day)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?|today"
     r"|yesterday)\b)"
