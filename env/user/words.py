@@ -266,6 +266,12 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "when you bought",
         "when you placed",
         "when you purchased",
+        # Longer than the days since delivery's "how long ago": "About how long ago did you
+        # buy this?" got "I don't know" (31 of 31 returns and status asks, the second bank).
+        "how long ago did you buy",
+        "how long ago did you order",
+        "how long ago did you purchase",
+        "how long ago did you place",
         "placed",
         "date",
         *_WHICH_ORDER,
@@ -335,6 +341,9 @@ NAME_WORDS: dict[str, tuple[str, ...]] = {
         "saw",
         "came across",
         "what day you",
+        "how long ago did you see",
+        "how long ago did you look",
+        "how long ago did you view",
     ),
     # "How many items should I suggest?" got the journey's items, not the count.
     "k_rec": (

@@ -252,7 +252,8 @@ Version history:
           get the item, "How would you like to get the item to us?" and "What's the most
           convenient way for you to return it?" the method (40 and 47 of 47 got "I don't
           know"); "Why are you returning the item?" the reason alone (the method too, 47 of
-          47); "the number on your order confirmation", "roughly when you ordered it" and "the
+          47); "the number on your order confirmation", "roughly when you ordered it", "about how
+          long ago did you buy this?" and "the
           current state of the product" what they ask. Replies only; every task id changes
           with the version.
 """

@@ -470,6 +470,7 @@ BANK_SCRIPTS = {
         _slot("category", "headphones", label="product category", keywords=["product"]),
         _slot("price", 89.99, "money", "item price", keywords=["item price", "unit price"]),
     ],
+    "order": [*RETURN, _slot("order_date", "February 14", "date", "order date")],
     "bundle": [
         _slot("project", "home office", label="project"),
         _slot("must.0", "desk lamp", label="must-have"),
@@ -490,10 +491,12 @@ BANK_SCRIPTS = {
         ("cart", "What should I put in your shopping cart?", ["items.0.desc"]),
         ("cart", "What are you hoping to have in your basket?", ["items.0.desc"]),
         ("cart", "Do you remember around what day you came across this product?", ["items.0.seen"]),
+        ("cart", "About how long ago did you look at it?", ["items.0.seen"]),
         ("returns", "What are you looking to send back?", ["item"]),
         ("returns", "What's the most convenient way for you to return it?", ["method"]),
         ("returns", "To arrange the return, how would you like to get the item to us?", ["method"]),
         ("returns", "Why are you returning the item?", ["reason"]),  # and the method (47 of 47)
+        ("order", "Got it! About how long ago did you buy this?", ["order_date"]),
         ("returns", "Could you describe the current state of the product?", ["condition"]),
         ("policy", "Which policy would you like to know about?", ["topic"]),
         ("policy", "Which department would this item fall under?", ["category"]),
