@@ -491,7 +491,7 @@ BANK_SCRIPTS = {
         ("cart", "What should I put in your shopping cart?", ["items.0.desc"]),
         ("cart", "What are you hoping to have in your basket?", ["items.0.desc"]),
         ("cart", "Do you remember around what day you came across this product?", ["items.0.seen"]),
-        ("cart", "About how long ago did you look at it?", ["items.0.seen"]),
+        ("cart", "About how long ago did you see that item?", ["items.0.seen"]),
         ("returns", "What are you looking to send back?", ["item"]),
         ("returns", "What's the most convenient way for you to return it?", ["method"]),
         ("returns", "To arrange the return, how would you like to get the item to us?", ["method"]),
