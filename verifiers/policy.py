@@ -17,6 +17,7 @@ from shopgen.verifiers.text import (
     number_matches,
     numbers_stated,
     yes_no_stated,
+    zero_offered,
     zero_stated,
 )
 
@@ -44,7 +45,8 @@ def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()
     as the share paid back ("you get 90% back" states a 10% fee), a discount as the share
     paid ("you pay 95% of the usual price" states a 5% discount). Values told as arithmetic
     on the answer ("$35.51 back", "35 days left") are the answer only when nothing else is:
-    beside a stated value or a zero in words they are skipped.
+    beside a stated value or a zero in words they are skipped. Zero offered as an
+    alternative to a value ("either $7.99 or free") is a second value.
     """
     if goal["kind"] == "boolean":
         return yes_no_stated(text) == {bool(goal["value"])}
@@ -68,6 +70,8 @@ def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()
         values = told(numbers_stated(text, unit, derived=False))
     if not values and zero_stated(text, kind):
         values = [0.0]
+    elif values and kind and zero_offered(text):
+        values = [*values, 0.0]  # "either $7.99 or free"
     if not values:
         values = told(numbers_stated(text, unit, derived=True))
     return bool(values) and all(number_matches(v, truth, unit=unit) for v in values)

@@ -295,7 +295,13 @@ Version history:
           our policies?" and "… how the store handles things?" get the question, "Which
           department would this item fall under?" the category, "What does that item sell
           for?" the price and "the current state of the product" the condition (each "I
-          don't know" on every task holding the fact). Every task id changes with the version.
+          don't know" on every task holding the fact). A second answer bank written apart
+          from the readers (300 answers to ten questions): honest ones read wrong 8 of 200 →
+          0 ("18 days, to be exact" after "time left —", "18 days remain", "you'd net
+          $37.51", "order + shipping = $33.99", a table's "Yes", "final sale means no
+          returns", "can't be sent back"), wrong ones read right 25 of 100 → 23 ("either
+          $5.99 or free" is a hedge; made-up conditions and a value then its contrary still
+          pass). Every task id changes with the version.
 """
 
 from __future__ import annotations

@@ -117,6 +117,19 @@ POLICY = {
     "P19": _policy(True, None, "returnable", kind="boolean"),
     "P20": _policy(14, "days", "price_match_window"),
 }
+#: Ten policy questions a second time, in other words, answered in many styles.
+POLICY_SECOND = {
+    "R1": _policy(15, "percent", "restocking_fee"),
+    "R2": _policy(30, "days", "return_window", (12.0,)),
+    "R3": _policy(7.99, "USD", "return_shipping_fee", (45.5, 75.0)),
+    "R4": _policy(5.99, "USD", "shipping_cost", (28.0, 35.0)),
+    "R5": _policy(12, "months", "warranty"),
+    "R6": _policy(10, "percent", "bulk_discount"),
+    "R7": _policy(True, None, "price_match", kind="boolean"),
+    "R8": _policy(False, None, "returnable", kind="boolean"),
+    "R9": _policy(99, "USD/year", "membership_fee"),
+    "R10": _policy(35, "USD", "free_shipping_threshold"),
+}
 RETURNS = {
     "R1": _refusal("window", "Lumen Desk Lamp, LED"),
     "R2": _refusal("final_sale", "Trailhead Rain Jacket, Men's"),
@@ -160,6 +173,7 @@ GRADERS = {
     "status": STATUS.get,
     "status_volunteered": STATUS_VOLUNTEERED.get,
     "policy": POLICY.get,
+    "policy_second": POLICY_SECOND.get,
     "returns": RETURNS.get,
     "journey": _journey,
 }
@@ -181,6 +195,11 @@ GRADERS = {
         # yes). Honest: "- In-store: No / - Mail-in: Yes" and "Mail-in returns are accepted"
         # beside a no, each a yes and a no to a reader that does not know what was asked.
         ("policy", 2, 3),
+        # 300 more (before policy 2.13: 8 of 200 honest read wrong, 25 of 100 wrong read
+        # right). Wrong: a made-up condition that would change the answer (12), a value then
+        # its contrary ("Actually, …", "But yes, …": 9), wrong arithmetic beside the right
+        # value (2).
+        ("policy_second", 0, 23),
         ("returns", 0, 1),  # "It's likely … isn't eligible, since … usually can't be returned"
         ("journey", 0, 5),  # each reads one way, as the policy bank's
     ],

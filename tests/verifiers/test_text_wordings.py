@@ -937,3 +937,54 @@ def test_a_weekday_beside_a_date_it_does_not_fall_on_is_a_second_day():
         assert not date_stated_alone(text, day, year=2026, today=TODAY), text
     for text in ("Delivered on Friday, February 20, 2026.", "Delivered Fri 20 Feb."):
         assert date_stated_alone(text, day, year=2026, today=TODAY), text
+
+
+@pytest.mark.parametrize(
+    ("text", "goal", "ignore"),
+    [
+        (
+            "You have 30 days, so there's plenty of time left — 18 days, to be exact.",
+            _goal(30, "days", "return_window"),
+            (12.0,),
+        ),
+        (
+            "Members have 30 days to return items. You're 12 days in, so 18 days remain.",
+            _goal(30, "days", "return_window"),
+            (12.0,),
+        ),
+        (
+            "Your return shipping fee is $7.99, so from $45.50 you'd net $37.51.",
+            _goal(7.99, "USD", "return_shipping_fee"),
+            (45.5, 75.0),
+        ),
+        (
+            "Standard shipping to TX: $5.99. Order + shipping = $33.99.",
+            _goal(5.99, "USD", "shipping_cost"),
+            (28.0, 35.0),
+        ),
+        (
+            "| Purchased | Eligible |\n|---|---|\n| 5 days ago | Yes |",
+            {"kind": "boolean", "value": True},
+            (),
+        ),
+        (
+            "Sorry, final sale means no returns — that includes your jacket.",
+            {"kind": "boolean", "value": False},
+            (),
+        ),
+        ("The jacket can't be sent back for a return.", {"kind": "boolean", "value": False}, ()),
+    ],
+)
+def test_policy_answers_as_a_second_bank_writes_them(text, goal, ignore):
+    assert answer_right(text, goal, ignore)
+
+
+@pytest.mark.parametrize(
+    "text", ["Shipping on your order will be either $5.99 or free.", "It's free or $5.99."]
+)
+def test_a_value_or_free_is_a_hedge(text):
+    assert not answer_right(text, _goal(5.99, "USD", "shipping_cost"))
+    # A condition is no alternative: the value for the customer's case stands.
+    assert answer_right(
+        "It's $5.99, or free if you add $7 more.", _goal(5.99, "USD", "shipping_cost")
+    )

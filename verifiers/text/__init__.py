@@ -30,6 +30,7 @@ from shopgen.verifiers.text.numbers import (
     fee_percents_stated,
     number_matches,
     numbers_stated,
+    zero_offered,
     zero_stated,
 )
 from shopgen.verifiers.text.refusals import (
@@ -79,5 +80,6 @@ __all__ = [
     "weekday_claims",
     "weekday_mismatched",
     "yes_no_stated",
+    "zero_offered",
     "zero_stated",
 ]

@@ -193,8 +193,8 @@ _MONTHLY = r"(?:(?:an?|1|per|each|every|/)\s*(?:month|mo)|monthly)"
 _DERIVED: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "USD": (
         re.compile(
-            r"\b(?:refund(?:ed)?|back|(?:grand |new )?total|subtotal|add(?:ing)?|another"
-            r"|leaves you|leaving(?: you)?|bringing|brings|comes to|works out to)"
+            r"(?:\b(?:refund(?:ed)?|back|(?:grand |new )?total|subtotal|add(?:ing)?|another"
+            r"|leaves you|leaving(?: you)?|bringing|brings|comes to|works out to|net)\b|=)"
             # Only label words between: "Refund after fee: $35.51", "bringing your total to
             # $27.99", not "your total exceeds the $35 threshold".
             r"(?:[\s:*]|\b(?:after|the|fees?|with|shipping|of|is|would|will|be|to|a|about"
@@ -210,10 +210,10 @@ _DERIVED: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "days": (
         re.compile(
             r"\b(?:remaining|left|the next|another|still have|leaves you(?: with)?"
-            r"|leaving you(?: with)?)\b[\s:*]*(?:about |roughly |only |just )?$",
+            r"|leaving you(?: with)?)\b[\s:*\u2013\u2014-]*(?:about |roughly |only |just )?$",
             re.I,
         ),
-        re.compile(r"[\s-]+(?:left|remaining|to go|from (?:today|now))\b", re.I),
+        re.compile(r"[\s-]+(?:left|remaining|remain|remains|to go|from (?:today|now))\b", re.I),
     ),
 }
 _DERIVED["USD/year"] = _DERIVED["USD"]
@@ -302,6 +302,20 @@ def zero_stated(text: str, kind: str) -> bool:
     return any(
         not LEFT_OPEN.search(low, max(0, m.start() - 60), m.start()) for m in pattern.finditer(low)
     )
+
+
+#: Zero offered as an alternative to a value: "either $7.99 or free", "free or $5.99". Not a
+#: condition ("or free if you add $7 more", "or free with Premium").
+_OR_ZERO = re.compile(
+    r"\b(?:or|either)\s+(?:it(?:'s| is| will be| may be| might be| could be)\s+)?"
+    r"(?:free|waived|nothing|no (?:fee|charge|cost))\b"
+    r"(?!\s+(?:if|when|once|on|for|with|after|unless)\b)|\bfree\s+or\b"
+)
+
+
+def zero_offered(text: str) -> bool:
+    """The text offers zero as an alternative ("$7.99 or free"): beside a value, a hedge."""
+    return _OR_ZERO.search(plain(text)) is not None
 
 
 def number_matches(value: float, truth: float, *, unit: str | None) -> bool:

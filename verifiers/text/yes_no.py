@@ -14,7 +14,7 @@ _INTERJECTION = (
 #: ends a sentence already). Not after a decimal point: "$4.50 - no fee" lists nothing.
 _LIST_MARKER = r"(?:^|\n|[.!?:;]\s)\W*(?:\(?(?:\d{1,2}|[a-h])\)|\d{1,2}\s*[-\u2013\u2014])"
 _YES_NO = re.compile(
-    rf"(?:{_LIST_MARKER}|^|[.!?:;\n\u2013\u2014]\s*|\s-\s+|\banswer is\s+|\b(?:that|it|this) is a\s+"
+    rf"(?:{_LIST_MARKER}|^|[.!?:;|\n\u2013\u2014]\s*|\s-\s+|\banswer is\s+|\b(?:that|it|this) is a\s+"
     r"|,\s*(?:and|so|but)\s+|\b(?:or|and)\s+(?:(?:maybe|possibly|perhaps|probably|even)\s+)?"
     rf"|\b{_INTERJECTION}\W+(?:but\s+)?)\W*(yes|yeah|yep|yup|no|nope)\b"
     r"(?![\s-]+(?:problem|worries|worry)\b)"
@@ -48,6 +48,7 @@ _NOT = (
 #: these, since "you won't be charged" or "it won't be delayed" beside a yes is no "no".
 _DONE = (
     r"(?:returned|exchanged|refunded|accepted|done|matched|price-matched|adjusted|shipped|used|applied"
+    r"|sent back"
     r"|combined|redeemed|honou?red|granted|approved)"
 )
 #: A no said as what the customer cannot do ("you can't return it", "that isn't available",
@@ -58,6 +59,7 @@ _SAID_NO = re.compile(
     r"|\b(?:can't|cannot|can not)\b(?=\s*(?:[.!,;)]|$))"
     rf"|\b{_NOT}\s+be\s+{_DONE}\b"
     r"|\bnon-(?:returnable|refundable)\b|\b(?:not|isn't|aren't) an option\b"
+    r"|\bmeans no (?:returns|refunds|exchanges)\b"
     # "that's not something we can offer": the "we can offer" in it is no yes.
     rf"|\b(?:not|isn't|aren't) (?:something|anything|one)\s+(?:that\s+)?(?:we|you)\s+"
     rf"(?:can|could|are able to)\s+(?:\w+[\s-]+)??{_ALLOW}\b"
