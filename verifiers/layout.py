@@ -56,6 +56,8 @@ _COUNTING = re.compile(r"(?<![\d$%/:.,#-])\d{1,2}(?![\d%/:.,-]?\d)(?!\s*%)")
 _LIST_LINE = re.compile(r"\s*(?:([-*•])|\d{1,2}[.)])\s+\S")
 #: A list item's first line, not indented (an indented one is a nested list's).
 _ITEM_LINE = re.compile(r"(?:[-*•]|\d{1,2}[.)])\s+\S")
+#: A Markdown table's rule under its header ("|---|:---:|").
+_TABLE_RULE = re.compile(r"\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*")
 #: The units a policy answer's number has (``text.numbers_stated``).
 _UNITS = ("USD", "percent", "days", "months")
 _RETURN_WORDS = re.compile(r"\b(?:return|exchange|refund)", re.IGNORECASE)
@@ -132,7 +134,13 @@ def _items(paragraphs: list[str]) -> list[str]:
 
 
 def _item_kind(line: str) -> str | None:
-    """The kind of list item an unindented line opens (a bullet's mark, or "1"), or None."""
+    """The kind of list item an unindented line opens (a bullet's mark, or "1"), or None.
+
+    A Markdown table's row is an item too ("|"): "| 1 | Your order | In transit … |" answers
+    one request as a list item does. Its rule ("|---|---|") stays with the header above it.
+    """
+    if line.startswith("|"):
+        return None if _TABLE_RULE.fullmatch(line.strip()) else "|"
     return _list_mark(line) if _ITEM_LINE.match(line) else None
 
 

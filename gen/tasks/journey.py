@@ -428,7 +428,11 @@ Version history:
           reading of the message only when its step reads text (status, policy, returns):
           "Your cart is ready: 1 x …" after a bundle's list and a status made the list's
           items the parts, and the status step was graded on the bundle's second item (an
-          oracle failed: 1 of 3,000 journeys, 100k, d = 5, aborting the run).
+          oracle failed: 1 of 3,000 journeys, 100k, d = 5, aborting the run). A Markdown
+          table of the requests is read one row per step, as a list is (a second bank of 150
+          final messages written apart from the reader: honest ones read wrong 7 of 108 → 0,
+          each a table; wrong ones read right 8 of 42 → 6: "may actually still be in transit"
+          and "personalised items sometimes can't be returned" are hedges).
           Every task id changes with the version.
 """
 

@@ -141,11 +141,21 @@ STEPS = {
     # A journey's status requests asked for the status and the date alone.
     "STATUS": (
         "status",
-        _status("in_transit", "2026-03-05", dates=("2026-02-25", "2026-02-27", "2026-03-05")),
+        _status(
+            "in_transit",
+            "2026-03-05",
+            dates=("2026-02-25", "2026-02-27", "2026-03-05"),
+            held=("7529393822065", "FedEx"),
+        ),
     ),
     "STATUS_D": (
         "status",
-        _status("delivered", "2026-02-20", dates=("2026-02-14", "2026-02-17", "2026-02-20")),
+        _status(
+            "delivered",
+            "2026-02-20",
+            dates=("2026-02-14", "2026-02-17", "2026-02-20"),
+            held=("1Z742870316384", "UPS"),
+        ),
     ),
     "POLICY_FEE": ("policy", POLICY["P3"]),
     "POLICY_WINDOW": ("policy", POLICY["P7"]),
@@ -159,10 +169,20 @@ JOURNEYS = {
     "J4": ("STATUS", "POLICY_WINDOW", "REFUSAL"),
     "J5": ("POLICY_FEE", "STATUS_D", "POLICY_YES"),
 }
+#: Six conversations a second time, their final messages written in other layouts (tables
+#: of the requests among them).
+JOURNEYS_SECOND = {
+    "K1": ("STATUS", "POLICY_FEE"),
+    "K2": ("POLICY_WINDOW", "STATUS_D"),
+    "K3": ("REFUSAL", "POLICY_YES"),
+    "K4": ("STATUS", "POLICY_WINDOW", "REFUSAL"),
+    "K5": ("POLICY_FEE", "STATUS_D", "POLICY_YES"),
+    "K6": ("REFUSAL", "STATUS", "POLICY_FEE"),
+}
 
 
 def _journey(scenario: str) -> Callable:
-    steps = [STEPS[s] for s in JOURNEYS[scenario]]
+    steps = [STEPS[s] for s in {**JOURNEYS, **JOURNEYS_SECOND}[scenario]]
     kinds = tuple(kind for kind, _ in steps)
     return lambda text: all(
         right(part or "") for (_, right), part in zip(steps, texts(text, kinds), strict=True)
@@ -176,6 +196,7 @@ GRADERS = {
     "policy_second": POLICY_SECOND.get,
     "returns": RETURNS.get,
     "journey": _journey,
+    "journey_second": _journey,
 }
 
 
@@ -202,6 +223,11 @@ GRADERS = {
         ("policy_second", 0, 23),
         ("returns", 0, 1),  # "It's likely … isn't eligible, since … usually can't be returned"
         ("journey", 0, 5),  # each reads one way, as the policy bank's
+        # 150 more (before journey 3.8: 7 of 108 honest read wrong, each laid out as a table
+        # of the requests; 8 of 42 wrong read right). Wrong: a "Yes" then its contrary, "is
+        # eligible, but … can't be returned", wrong arithmetic or a wrong detail beside the
+        # right value, two in-transit wordings ("in transit or out for delivery").
+        ("journey_second", 0, 6),
     ],
 )
 def test_a_bank_written_apart_from_the_readers(bank, honest_wrong, hedged_right):

@@ -121,3 +121,18 @@ def test_every_step_gets_a_part_of_the_message_or_the_whole_of_it(final, kinds):
     whole = got == (final,) * len(kinds)
     lines = re.sub(r"\n\s*\n", "\n", final)
     assert whole or all(part.strip() and part.strip() in lines for part in got)
+
+
+def test_a_table_of_the_requests_is_one_row_per_step():
+    """A final message laid out as a table, one row per request, was one part for all: 7 of
+    108 honest journey messages of a bank written apart from the reader failed."""
+    final = (
+        "Thanks for waiting while I checked on these.\n\n"
+        "| # | Your question | Answer |\n|---|---|---|\n"
+        f"| 1 | Your order | {STATUS} |\n| 2 | Our policy | {POLICY} |"
+    )
+    status, policy = texts(final, KINDS)
+    assert STATUS in status
+    assert POLICY not in status
+    assert POLICY in policy
+    assert STATUS not in policy

@@ -988,3 +988,11 @@ def test_a_value_or_free_is_a_hedge(text):
     assert answer_right(
         "It's $5.99, or free if you add $7 more.", _goal(5.99, "USD", "shipping_cost")
     )
+
+
+def test_a_status_or_refusal_said_as_only_sometimes_so_is_a_hedge():
+    text = "It was delivered on February 20, though it may actually still be in transit."
+    assert not status_stated(text, "delivered")
+    assert not not_eligible_stated(
+        "It might be returnable; personalised items sometimes can't be returned."
+    )

@@ -97,7 +97,8 @@ _NOT_ELIGIBLE = re.compile(
 #: A hedge in the clause before a refusal's words ("may not be eligible", "possibly because the
 #: window has closed", "if the window has closed"): the refusal is not said.
 _HEDGED = re.compile(
-    r"\b(?:may|might|could|possibly|perhaps|maybe|probably|likely|if|unless|whether)\b[^.,;:!?()\n]*$"
+    r"\b(?:may|might|could|possibly|perhaps|maybe|probably|likely|sometimes|if|unless|whether)\b"
+    r"[^.,;:!?()\n]*$"
 )
 
 

@@ -380,7 +380,7 @@ def _possibility(words: tuple[str, ...]) -> re.Pattern[str]:
     it is a hedge.
     """
     alts = "|".join(re.escape(w) for w in words)
-    modal = r"\b(?:may|might|could)\s+(?:(?:also|well|even|very)\s+)*"
+    modal = r"\b(?:may|might|could)\s+(?:(?:also|well|even|very|actually|really)\s+)*"
     return re.compile(
         rf"{modal}(?:already\s+)?have\s+(?:already\s+)?(?:been\s+)?(?:{alts})\b"
         rf"|{modal}(?:already|still)\s+be\s+(?:{alts})\b"
