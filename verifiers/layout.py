@@ -18,6 +18,7 @@ import re
 from functools import lru_cache
 
 from shopgen.verifiers.text import (
+    TABLE_RULE,
     ZERO_WORDS,
     asserted_statuses,
     not_eligible_stated,
@@ -56,8 +57,6 @@ _COUNTING = re.compile(r"(?<![\d$%/:.,#-])\d{1,2}(?![\d%/:.,-]?\d)(?!\s*%)")
 _LIST_LINE = re.compile(r"\s*(?:([-*•])|\d{1,2}[.)])\s+\S")
 #: A list item's first line, not indented (an indented one is a nested list's).
 _ITEM_LINE = re.compile(r"(?:[-*•]|\d{1,2}[.)])\s+\S")
-#: A Markdown table's rule under its header ("|---|:---:|").
-_TABLE_RULE = re.compile(r"\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*")
 #: The units a policy answer's number has (``text.numbers_stated``).
 _UNITS = ("USD", "percent", "days", "months")
 _RETURN_WORDS = re.compile(r"\b(?:return|exchange|refund)", re.IGNORECASE)
@@ -140,7 +139,7 @@ def _item_kind(line: str) -> str | None:
     one request as a list item does. Its rule ("|---|---|") stays with the header above it.
     """
     if line.startswith("|"):
-        return None if _TABLE_RULE.fullmatch(line.strip()) else "|"
+        return None if TABLE_RULE.fullmatch(line) else "|"
     return _list_mark(line) if _ITEM_LINE.match(line) else None
 
 

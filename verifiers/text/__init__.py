@@ -23,7 +23,7 @@ from shopgen.verifiers.text.dates import (
     weekday_claims,
     weekday_mismatched,
 )
-from shopgen.verifiers.text.normalize import plain
+from shopgen.verifiers.text.normalize import TABLE_RULE, plain
 from shopgen.verifiers.text.numbers import (
     PAID_SHARE_RE,
     ZERO_WORDS,
@@ -56,6 +56,7 @@ __all__ = [
     "PAID_SHARE_RE",
     "REFUSAL_REASONS",
     "STATUS_WORDS",
+    "TABLE_RULE",
     "UNDER_WAY",
     "ZERO_WORDS",
     "asserted_statuses",

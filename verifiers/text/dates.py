@@ -10,7 +10,7 @@ import contextlib
 import re
 from datetime import date, timedelta
 
-from shopgen.verifiers.text.normalize import COUNT_UNIT, digits, plain
+from shopgen.verifiers.text.normalize import COUNT_UNIT, TABLE_RULE, digits, plain
 
 _MONTHS = {
     m: i + 1
@@ -153,10 +153,6 @@ _LIST_GAP = re.compile(
 )
 
 
-#: A Markdown table's rule under its header ("|---|:---:|"): its cells are labelled by columns.
-_TABLE_RULE = re.compile(r"^[^\S\n]*\|?[^\S\n]*:?-{3,}:?[^\S\n]*\|", re.M)
-
-
 def date_listed(text: str, day: date, *, year: int, today: date | None = None) -> bool:
     """``day`` is written in a bare list with another date: nothing says which one it is.
 
@@ -173,7 +169,7 @@ def date_listed(text: str, day: date, *, year: int, today: date | None = None) -
     forms += (_DOTTED,) if _may_hold_dotted(text) else ()
     spans = sorted((m.start(), m.end()) for pattern in forms for m in pattern.finditer(text))
     whole = dates_in(text, year=year, today=today)
-    table = "|" in text and _TABLE_RULE.search(text) is not None
+    table = "|" in text and TABLE_RULE.search(text) is not None
     run: set[date] = set()
     end = -1
     for start, stop in spans:

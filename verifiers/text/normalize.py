@@ -9,6 +9,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+#: A Markdown table's rule under its header ("|---|:---:|", "---|---"), a line of its own:
+#: the table's cells below it are labelled by the header's columns.
+TABLE_RULE = re.compile(
+    r"^[^\S\n]*\|?(?:[^\S\n]*:?-{3,}:?[^\S\n]*\|)+[^\S\n]*(?::?-{3,}:?[^\S\n]*)?$", re.M
+)
+
 #: What a number counts when it is not an amount of money: after "$4.99 - " a "2 business
 #: days" is a delivery time, not the top of a price range.
 COUNT_UNIT = (
