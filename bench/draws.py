@@ -3,7 +3,7 @@
 A task is made by drawing until a draw's oracle proves it (``shopgen.taskgen``); a rejected
 draw costs a generator call and often a live drive. Attempts are independent, so with a
 fraction p of draws rejected a task runs out of its ``MAX_ATTEMPTS`` with probability
-p ** MAX_ATTEMPTS, and the run ends with ``OracleFailure``. Both grow with d and with the
+p ** MAX_ATTEMPTS, and the run ends with ``DrawsExhausted``. Both grow with d and with the
 catalog (more products to find in the same few search pages), so this suite measures them
 where they are worst: d = 5, 10 and 12 on the 100k catalog (20k quick, or
 ``SHOPGEN_BENCH_CATALOG``). ``redraws_per_task`` is the ratio of rejected to accepted draws;

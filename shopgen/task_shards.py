@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from shopgen.env.episode import ShopEnv
 from shopgen.gen.store import CatalogStore
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.task import TaskRow
-from shopgen.taskgen import TaskFactory
+from shopgen.taskgen import SkippedDraw, TaskFactory
 
 #: Tasks per shard: big enough to amortise a job's overhead, small enough to balance.
 SHARD_TASKS = 50
@@ -40,6 +39,7 @@ class TaskShard:
     seed: int
     overrides: str  # JSON, sorted keys: hashable for the per-worker cache
     prompt: str | None
+    skip_failed_oracles: bool
     env: str
     d: int
     start: int
@@ -55,6 +55,7 @@ def task_shards(
     seed: int,
     overrides: dict[str, Any] | None = None,
     prompt: str | None = None,
+    skip_failed_oracles: bool = False,
     shard_tasks: int = SHARD_TASKS,
 ) -> list[TaskShard]:
     """The shards of a run, in the order their rows go into the dataset.
@@ -69,27 +70,64 @@ def task_shards(
     root = str(Path(catalog).resolve())
     axes = json.dumps(dict(overrides or {}), sort_keys=True)
     return [
-        TaskShard(root, seed, axes, prompt, env, d, start, min(start + shard_tasks, n))
+        TaskShard(
+            root,
+            seed,
+            axes,
+            prompt,
+            skip_failed_oracles,
+            env,
+            d,
+            start,
+            min(start + shard_tasks, n),
+        )
         for env in envs
         for d in ds
         for start in range(0, n, shard_tasks)
     ]
 
 
-def run_shard(shard: TaskShard) -> list[TaskRow]:
-    """The proven tasks of one shard, in ``k`` order (runs inside a worker)."""
-    factory = _factory(shard.catalog, shard.seed, shard.overrides, shard.prompt)
-    return [factory.make(shard.env, shard.d, k).row for k in range(shard.start, shard.stop)]
+@dataclass(frozen=True)
+class ShardResult:
+    """A shard's proven tasks in ``k`` order, and the draws it passed over (``SkippedDraw``)."""
+
+    rows: list[TaskRow]
+    skipped: list[SkippedDraw]
 
 
-def generate_sharded(executor: Executor, shards: list[TaskShard]) -> Iterator[TaskRow]:
-    """Every task of ``shards`` made on ``executor``, yielded in job order."""
-    return chain.from_iterable(executor.map(run_shard, shards))
+def run_shard(shard: TaskShard) -> ShardResult:
+    """The proven tasks of one shard (runs inside a worker)."""
+    factory = _factory(
+        shard.catalog, shard.seed, shard.overrides, shard.prompt, shard.skip_failed_oracles
+    )
+    before = len(factory.skipped)  # the worker's factory outlives the shard
+    rows = [factory.make(shard.env, shard.d, k).row for k in range(shard.start, shard.stop)]
+    return ShardResult(rows, factory.skipped[before:])
+
+
+def generate_sharded(
+    executor: Executor, shards: list[TaskShard], skipped: list[SkippedDraw] | None = None
+) -> Iterator[TaskRow]:
+    """Every task of ``shards`` made on ``executor``, yielded in job order.
+
+    The draws the shards passed over are appended to ``skipped`` as their shards finish.
+    """
+    for result in executor.map(run_shard, shards):
+        if skipped is not None:
+            skipped.extend(result.skipped)
+        yield from result.rows
 
 
 @lru_cache(maxsize=2)
-def _factory(catalog: str, seed: int, overrides: str, prompt: str | None) -> TaskFactory:
+def _factory(
+    catalog: str, seed: int, overrides: str, prompt: str | None, skip_failed_oracles: bool
+) -> TaskFactory:
     env = ShopEnv(CatalogStore(catalog))
     return TaskFactory(
-        env, seed=seed, overrides=json.loads(overrides), prompt=prompt, freeze_heap=True
+        env,
+        seed=seed,
+        overrides=json.loads(overrides),
+        prompt=prompt,
+        freeze_heap=True,
+        skip_failed_oracles=skip_failed_oracles,
     )

@@ -30,11 +30,13 @@ def write_tasks(
     parents: list[str],
     force: bool = False,
     progress: Callable[[int], None] | None = None,
+    outcome: Callable[[], dict[str, Any]] | None = None,
 ) -> Manifest:
     """Stream ``rows`` into the task dataset ``out`` (``data/train-0000i-of-0000n.parquet``).
 
     File names need the file count, which is known only at the end, so shards are written
-    under temporary names and renamed once the stream is exhausted.
+    under temporary names and renamed once the stream is exhausted. ``outcome`` gives entries
+    of the manifest's ``config`` known only then (the draws a run passed over).
     """
     with staging_dir(Path(out), force=force) as tmp:
         parts: list[Path] = []
@@ -56,7 +58,7 @@ def write_tasks(
             tmp,
             kind="tasks",
             seed=seed,
-            config=config,
+            config={**config, **(outcome() if outcome else {})},
             parents=parents,
             title=f"shopgen tasks: {', '.join(config['envs'])}",
             summary="Verifiable shopping-agent tasks: opening messages and tools for the agent, "

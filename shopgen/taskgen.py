@@ -5,7 +5,9 @@ streams ``(seed, "task", env, d, k, attempt, part)``, so task ``k`` is the same 
 or of 10,000. A draft becomes a task only after its oracle has played it live through the
 runtime and the recorded assistant messages, replayed from scratch, reach the maximum reward.
 A draw the generator or its oracle cannot use (:class:`Redraw`) moves to the next attempt; an
-oracle that plays to the end and is not correct is a bug, reported as :class:`OracleFailure`.
+oracle that plays to the end and is not correct is a bug, reported as :class:`OracleFailure`
+(or, in a factory made with ``skip_failed_oracles``, recorded as a :class:`SkippedDraw` and
+passed over like a redraw).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import gc
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Any, NamedTuple
@@ -35,7 +37,7 @@ from shopgen.schemas.version import SHOPGEN_VERSION
 from shopgen.verifiers.replay import play
 from shopgen.verifiers.reward import MAX_REWARD
 
-#: Attempts per task before giving up (then :class:`OracleFailure`, which ends the run). Each
+#: Attempts per task before giving up (then :class:`DrawsExhausted`, which ends the run). Each
 #: attempt draws from streams of its own, so a task runs out only if every attempt fails:
 #: with a fraction p of draws rejected that is p ** MAX_ATTEMPTS. The worst measured case,
 #: journey at d = 12 on 100k products (p ≈ 0.78), would run out once in ~20,000 tasks at 40
@@ -61,6 +63,29 @@ _encode_id = json.JSONEncoder(
 
 class OracleFailure(ShopgenError):
     """A generated task whose oracle does not reach the maximum reward: a generator bug."""
+
+
+class DrawsExhausted(ShopgenError):
+    """No draw of a task was usable in :data:`MAX_ATTEMPTS` attempts (usually a small catalog)."""
+
+
+@dataclass(frozen=True)
+class SkippedDraw:
+    """A draw whose oracle failed, passed over by a factory with ``skip_failed_oracles``.
+
+    Enough to make the draw again (``TaskFactory.make(env, d, k)`` with the run's seed and
+    settings plays attempts ``0 … attempt``) and the failure's message.
+    """
+
+    env: str
+    d: int
+    k: int
+    attempt: int
+    error: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The draw as the manifest lists it (``config.skipped_draws``)."""
+        return asdict(self)
 
 
 class _Setting(NamedTuple):
@@ -265,6 +290,12 @@ class TaskFactory:
             of a search environment's task time, ~3% once frozen. Off by default because
             freezing is process-wide: in a trainer's process it would also pin the trainer's
             own objects, whose later reference cycles would then never be collected.
+        skip_failed_oracles: pass over a draw whose oracle fails (an :class:`OracleFailure`,
+            a generator bug) as if it were a redraw, and record it in :attr:`skipped`, instead
+            of raising. For long runs (``shopgen tasks``), where one rare bug would otherwise
+            end hours of generation. Every task made is still proven, and a task whose
+            draws all work is the same either way: only a task with a failed draw moves on
+            to its next attempt.
     """
 
     def __init__(
@@ -275,6 +306,7 @@ class TaskFactory:
         overrides: dict[str, Any] | None = None,
         prompt: str | None = None,
         freeze_heap: bool = False,
+        skip_failed_oracles: bool = False,
     ) -> None:
         self.env = env
         self.seed = seed
@@ -287,6 +319,9 @@ class TaskFactory:
         self._freeze_at = FREEZE_FIRST if freeze_heap else 0
         #: (environment, d) → what every such task shares (see :meth:`_setting`).
         self._settings: dict[tuple[str, int], _Setting] = {}
+        self._skip_failed = skip_failed_oracles
+        #: The draws passed over because their oracle failed, in the order met.
+        self.skipped: list[SkippedDraw] = []
 
     def make(self, env_name: str, d: int, k: int) -> Generated:
         """Task ``k`` of ``env_name`` at difficulty ``d``, proven solvable."""
@@ -304,16 +339,21 @@ class TaskFactory:
                 fields = self._fields(static, draft, rendered, axes, d)
                 live = _row(fields, known)
                 messages = drive(self._live, live, oracle(live))
+                row = _proven(live, fields, messages)
+                self._prove(row, messages)
             except Redraw:
                 continue
-            row = _proven(live, fields, messages)
-            self._prove(row, messages)
+            except OracleFailure as failure:
+                if not self._skip_failed:
+                    raise
+                self.skipped.append(SkippedDraw(env_name, d, k, attempt, str(failure)))
+                continue
             self._count_made()
             return Generated(row=row, draft=draft, rendered=rendered, attempt=attempt)
         products = sum(
             e.rows for e in self.env.store.manifest.files.values() if e.table == "products"
         )
-        raise OracleFailure(
+        raise DrawsExhausted(
             f"{env_name}: no usable draw for d={d}, k={k} in {MAX_ATTEMPTS} attempts on a "
             f"catalog of {products:,} products (a small catalog may not hold what this "
             "environment draws at this level: try a larger one)"

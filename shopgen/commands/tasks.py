@@ -85,6 +85,11 @@ def read_prompt(path: Path) -> str:
 @click.option(
     "--workers", default=1, show_default=True, type=click.IntRange(min=1), help="Local processes."
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Stop at the first draw whose oracle fails (a generator bug) instead of skipping it.",
+)
 @click.option("--force", is_flag=True, help="Replace an existing output directory.")
 def tasks(
     env_name: str,
@@ -98,9 +103,15 @@ def tasks(
     backend: str,
     address: str | None,
     workers: int,
+    strict: bool,
     force: bool,
 ) -> None:
-    """Generate tasks whose oracle is replayed to the maximum reward before they are kept."""
+    """Generate tasks whose oracle is replayed to the maximum reward before they are kept.
+
+    A draw whose oracle fails is a generator bug: it is skipped like an unusable draw (the
+    task is drawn again), listed in the manifest's ``config.skipped_draws`` and reported at
+    the end, so one rare bug does not end a long run; ``--strict`` stops at it instead.
+    """
     envs = parse_envs(env_name)
     levels = parse_d_range(d_text)
     n = parse_count(n_text, field="n")
@@ -110,7 +121,12 @@ def tasks(
     prompt = read_prompt(system_prompt) if system_prompt else None
     store = open_catalog(catalog, envs=envs)
     factory = TaskFactory(
-        ShopEnv(store), seed=seed, overrides=overrides, prompt=prompt, freeze_heap=True
+        ShopEnv(store),
+        seed=seed,
+        overrides=overrides,
+        prompt=prompt,
+        freeze_heap=True,
+        skip_failed_oracles=not strict,
     )
     config = {
         "envs": envs,
@@ -120,19 +136,28 @@ def tasks(
         "axis_overrides": overrides,
         "catalog": str(store.root.resolve()),
         "system_prompt": str(system_prompt) if system_prompt else None,
+        "skip_failed_oracles": not strict,
     }
     started = time.perf_counter()
     sharded = backend != "local" or workers > 1
     shards = task_shards(
-        store.root, envs=envs, ds=levels, n=n, seed=seed, overrides=overrides, prompt=prompt
+        store.root,
+        envs=envs,
+        ds=levels,
+        n=n,
+        seed=seed,
+        overrides=overrides,
+        prompt=prompt,
+        skip_failed_oracles=not strict,
     )
+    skipped = [] if sharded else factory.skipped
     with (
         progress_bar(len(envs) * len(levels) * n, "tasks") as advance,
         open_executor(backend, workers=workers, address=address, jobs=len(shards)) as executor,
     ):
         # Sharded or not, the rows and their order are the same (tests/gen/test_backends.py).
         if sharded:
-            rows = generate_sharded(executor, shards)
+            rows = generate_sharded(executor, shards, skipped)
         else:
             rows = (g.row for g in factory.batch(envs, levels, n))
         manifest = write_tasks(
@@ -143,5 +168,14 @@ def tasks(
             parents=[store.catalog_id],
             force=force,
             progress=advance,
+            outcome=lambda: {"skipped_draws": [s.to_dict() for s in skipped]},
         )
     print_summary(out, manifest, time.perf_counter() - started)
+    if skipped:
+        first = skipped[0]
+        click.echo(
+            f"warning: skipped {len(skipped)} draw(s) whose oracle failed, a generator bug "
+            f"(first: {first.env} d={first.d} k={first.k} attempt {first.attempt}); all are "
+            f"listed in {out / 'manifest.json'} under config.skipped_draws: please report them",
+            err=True,
+        )

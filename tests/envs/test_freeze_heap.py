@@ -58,5 +58,5 @@ def test_freezing_changes_no_task(shop_env: ShopEnv, freezes) -> None:
 
 
 def test_generation_workers_freeze(indexed_catalog_dir) -> None:
-    factory = _factory(str(indexed_catalog_dir), 0, "{}", None)
+    factory = _factory(str(indexed_catalog_dir), 0, "{}", None, True)
     assert factory._freeze_at == taskgen.FREEZE_FIRST
