@@ -107,7 +107,7 @@ ENVS: tuple[EnvSpec, ...] = (
     _spec("status", "2.14", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
-        "2.13",
+        "2.14",
         "answer a store-policy question decided by B_branch clauses",
         *_COMMON,
         "B_branch",
@@ -124,7 +124,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "journey",
-        "3.8",
+        "3.9",
         "several sub-intents from all seven other environments in one conversation",
         *_COMMON,
         "p_switch",

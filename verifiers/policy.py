@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -13,6 +14,7 @@ from shopgen.verifiers.reward import Verdict, compose
 from shopgen.verifiers.rows import PerObject, decoded
 from shopgen.verifiers.text import (
     PAID_SHARE_RE,
+    corrections,
     fee_percents_stated,
     number_matches,
     numbers_stated,
@@ -46,13 +48,36 @@ def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()
     paid ("you pay 95% of the usual price" states a 5% discount). Values told as arithmetic
     on the answer ("$35.51 back", "35 days left") are the answer only when nothing else is:
     beside a stated value or a zero in words they are skipped. Zero offered as an
-    alternative to a value ("either $7.99 or free") is a second value.
+    alternative to a value ("either $7.99 or free") is a second value. A sentence that
+    corrects what came before ("Actually, …", :func:`~shopgen.verifiers.text.corrections`)
+    replaces it: the answer is the last part that states a value. A correction under a
+    condition ("Actually, for Premium members there's no fee") tells another case, not this
+    one, and is read as the text before it.
     """
     if goal["kind"] == "boolean":
         return yes_no_stated(text) == {bool(goal["value"])}
-    unit = goal["unit"]
-    truth = float(goal["value"])
-    kind = ZERO_KINDS.get(goal.get("topic", ""), "")
+    unit, truth = goal["unit"], float(goal["value"])
+    first, *corrected = corrections(text)
+    parts = [first, *(part for part in corrected if not _CONDITION.search(part))]
+    for part in reversed(parts):
+        if values := _values_stated(part, unit, truth, goal.get("topic", ""), ignore):
+            return all(number_matches(v, truth, unit=unit) for v in values)
+    return False
+
+
+#: A condition that makes a correction tell another case than the customer's.
+_CONDITION = re.compile(
+    r"\b(?:if|unless|when|once|only|except)\b"
+    r"|\bfor (?:\w+ ){0,2}(?:members?|customers?|orders?|items?|purchases?)\b",
+    re.I,
+)
+
+
+def _values_stated(
+    text: str, unit: str, truth: float, topic: str, ignore: tuple[float, ...]
+) -> list[float]:
+    """The values of ``unit`` that ``text`` states (see :func:`answer_right`)."""
+    kind = ZERO_KINDS.get(topic, "")
 
     def told(stated: list[float]) -> list[float]:
         return [
@@ -72,9 +97,7 @@ def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()
         values = [0.0]
     elif values and kind and zero_offered(text):
         values = [*values, 0.0]  # "either $7.99 or free"
-    if not values:
-        values = told(numbers_stated(text, unit, derived=True))
-    return bool(values) and all(number_matches(v, truth, unit=unit) for v in values)
+    return values or told(numbers_stated(text, unit, derived=True))
 
 
 @lru_cache(maxsize=4096, typed=True)

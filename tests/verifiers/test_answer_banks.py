@@ -4,7 +4,7 @@ Each bank (``data/answer_bank_*.jsonl``) was written by someone who never read t
 different LLM assistants would answer: honest answers in many layouts and wordings, and
 hedged or wrong ones, each labelled. A reader change that reads one more honest answer wrong,
 or one more hedged or wrong answer right, fails here. The counts left are the cases the
-readers do not take (CHANGELOG: status 2.14, policy 2.13, returns 2.14, journey 3.8).
+readers do not take (CHANGELOG: status 2.14, policy 2.14, returns 2.14, journey 3.9).
 """
 
 from __future__ import annotations
@@ -217,10 +217,11 @@ GRADERS = {
         # beside a no, each a yes and a no to a reader that does not know what was asked.
         ("policy", 2, 3),
         # 300 more (before policy 2.13: 8 of 200 honest read wrong, 25 of 100 wrong read
-        # right). Wrong: a made-up condition that would change the answer (12), a value then
-        # its contrary ("Actually, …", "But yes, …": 9), wrong arithmetic beside the right
-        # value (2).
-        ("policy_second", 0, 23),
+        # right; before policy 2.14, 23). Wrong: a made-up condition that would change the
+        # answer (12), a value then its contrary (3: "However, no, …", "But yes, …", and
+        # "Actually, Basic members don't get free shipping", no threshold at all), wrong
+        # arithmetic beside the right value (2).
+        ("policy_second", 0, 17),
         ("returns", 0, 1),  # "It's likely … isn't eligible, since … usually can't be returned"
         ("journey", 0, 5),  # each reads one way, as the policy bank's
         # 150 more (before journey 3.8: 7 of 108 honest read wrong, each laid out as a table

@@ -996,3 +996,33 @@ def test_a_status_or_refusal_said_as_only_sometimes_so_is_a_hedge():
     assert not not_eligible_stated(
         "It might be returnable; personalised items sometimes can't be returned."
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "truth"),
+    [
+        ("A 15% restocking fee applies. Actually, Basic members pay no restocking fee.", 0),
+        ("Return shipping is $7.99. Correction: your return is free.", 0),
+        ("Shipping is $5.99. Sorry, I misspoke: your order ships free.", 0),
+        ("The fee is 10%. Actually, I misread: for opened electronics it is 15%.", 15),
+        ("Actually, the fee is 15%.", 15),  # nothing before it to correct
+    ],
+)
+def test_a_correction_replaces_what_it_corrects(text, truth):
+    topic = "restocking_fee" if "%" in text else "return_shipping_fee"
+    unit = "percent" if "%" in text else "USD"
+    assert answer_right(text, _goal(truth, unit, topic))
+    other = 15 if truth == 0 else 0
+    assert not answer_right(text, _goal(other, unit, topic))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The fee is 15%. Actually, if you were a Premium member, it would be waived.",
+        "The fee is 15%. Actually, for Premium members there is no fee.",
+        "The fee is 15%. It's actually waived only for Premium members.",  # not a correction
+    ],
+)
+def test_a_correction_under_a_condition_tells_another_case(text):
+    assert answer_right(text, _goal(15, "percent", "restocking_fee"))

@@ -23,7 +23,7 @@ from shopgen.verifiers.text.dates import (
     weekday_claims,
     weekday_mismatched,
 )
-from shopgen.verifiers.text.normalize import TABLE_RULE, plain
+from shopgen.verifiers.text.normalize import TABLE_RULE, corrections, plain
 from shopgen.verifiers.text.numbers import (
     PAID_SHARE_RE,
     ZERO_WORDS,
@@ -63,6 +63,7 @@ __all__ = [
     "carrier_stated",
     "carriers_named",
     "code_stated",
+    "corrections",
     "date_claims",
     "date_listed",
     "date_stated_alone",

@@ -146,3 +146,23 @@ LEFT_OPEN = re.compile(
     r"\b(?:whether|depends|depending|not sure|can't say|cannot say|can't confirm"
     r"|cannot confirm|may or may(?: not)?|might or might(?: not)?)\b[^.;:!?\n]*$"
 )
+
+
+#: A sentence that takes back what came before it: "Actually, …", "Correction: …", "Sorry, I
+#: misspoke …". Only at a sentence's start: "it's actually free" corrects nothing.
+_CORRECTION = re.compile(
+    r"(?:^|(?<=[.!?\n])|(?<=[.!?]\s))\s*\W*(?=(?:actually|correction|wait\s*[,!:\u2014-]|scratch that"
+    r"|on second thought|i stand corrected|let me correct (?:that|myself)|to correct (?:that|myself)"
+    r"|sorry,? (?:i misspoke|i was wrong|i made a mistake|that was wrong|my mistake)"
+    r"|my mistake|i misspoke)\b)",
+    re.I,
+)
+
+
+def corrections(text: str) -> list[str]:
+    """``text`` cut before each sentence that corrects what came before, first to last.
+
+    An answer that states a value and then "Actually, …" another means the later one: a
+    reader that takes the last part saying anything reads what the customer is left with.
+    """
+    return [part for part in _CORRECTION.split(text) if part.strip()] or [text]

@@ -264,7 +264,7 @@ ZERO_WORDS: dict[str, re.Pattern[str]] = {
     "discount": re.compile(
         r"\bno (?:\w+ )?discount\b|(?:\bnot|n't) (?:be )?(?:eligible|qualify) for (?:a|any)\b"
         r"|(?:\bnot|n't) (?:be )?(?:eligible|qualify) for (?:\w+ )?discounts?\b|\bfull price\b"
-        r"|\bdiscount (?:doesn't|does not|won't|will not) apply\b"
+        r"|\bdiscounts? (?:doesn't|does not|don't|do not|won't|will not) apply\b"
         r"|\b(?:doesn't|does not|don't|do not|won't|will not) (?:get|receive) (?:a|any) "
         r"(?:\w+ )?discount\b|\b(?:isn't|is not|there's no) (?:a |any )?(?:\w+ )?discount\b"
         r"|\bdiscount: (?:none|no|0)\b|\b(?:that|this|it)(?:'s not| isn't| is not) possible\b"
