@@ -104,7 +104,7 @@ ENVS: tuple[EnvSpec, ...] = (
         "H_orders",
         "p_switch",
     ),
-    _spec("status", "2.14", "tell the customer where an order is", *_COMMON, "H_orders"),
+    _spec("status", "2.15", "tell the customer where an order is", *_COMMON, "H_orders"),
     _spec(
         "policy",
         "2.14",

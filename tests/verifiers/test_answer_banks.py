@@ -4,7 +4,7 @@ Each bank (``data/answer_bank_*.jsonl``) was written by someone who never read t
 different LLM assistants would answer: honest answers in many layouts and wordings, and
 hedged or wrong ones, each labelled. A reader change that reads one more honest answer wrong,
 or one more hedged or wrong answer right, fails here. The counts left are the cases the
-readers do not take (CHANGELOG: status 2.14, policy 2.14, returns 2.14, journey 3.9).
+readers do not take (CHANGELOG: status 2.15, policy 2.14, returns 2.14, journey 3.9).
 """
 
 from __future__ import annotations
@@ -207,11 +207,12 @@ GRADERS = {
         # day it was cancelled (both its own dates), one calls it "cancelled or on hold".
         ("status", 0, 5),
         # 260 answers volunteering facts or using negations (before status 2.14: 16 of 180
-        # honest read wrong, 41 of 80 wrong read right). Honest: 4 imply the placed status
-        # ("it hasn't shipped yet", "it hasn't been processed") or the shipped one ("the label
-        # was created") without saying it. Wrong: a delivery date of a cancelled order that is
-        # today's, a placed date that is the order's cancelled date.
-        ("status_volunteered", 4, 2),
+        # honest read wrong, 41 of 80 wrong read right; before status 2.15, 4 honest). Honest:
+        # 2 imply the placed status ("it hasn't shipped yet", which a processing order also
+        # hasn't) or the shipped one ("the label was created") without saying it. Wrong: a
+        # delivery date of a cancelled order that is today's, a placed date that is the
+        # order's cancelled date.
+        ("status_volunteered", 2, 2),
         # Policy: each reads one way ("Yes, we price match. Unfortunately, we can't …" reads
         # yes). Honest: "- In-store: No / - Mail-in: Yes" and "Mail-in returns are accepted"
         # beside a no, each a yes and a no to a reader that does not know what was asked.

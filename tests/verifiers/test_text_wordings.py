@@ -925,6 +925,10 @@ def test_denying_a_stage_still_ahead_or_something_else_is_no_contradiction(text,
             "placed",
         ),
         ("Placed — expected March 9. Not processed or shipped yet.", "placed"),
+        # Not processed yet, said of the order, is placed.
+        ("It's not in transit yet — it hasn't even been processed.", "placed"),
+        ("A carrier hasn't been assigned, since the order hasn't been processed.", "placed"),
+        ("Your order is in 'placed' status — it hasn't been processed or shipped yet.", "placed"),
     ],
 )
 def test_statuses_beside_negations_lists_and_dates(text, truth):
@@ -1026,3 +1030,9 @@ def test_a_correction_replaces_what_it_corrects(text, truth):
 )
 def test_a_correction_under_a_condition_tells_another_case(text):
     assert answer_right(text, _goal(15, "percent", "restocking_fee"))
+
+
+def test_a_refund_not_yet_processed_tells_no_stage_of_the_order():
+    text = "Your order was cancelled; the refund hasn't been processed yet."
+    assert status_stated(text, "cancelled")
+    assert not status_stated(text, "placed")

@@ -257,6 +257,17 @@ _REWRITES = (
         "placed",
         ("awaiting", "pending", "waiting", "queue"),
     ),
+    # Not processed yet, said of the order: "it hasn't even been processed" (not of its
+    # refund: "the refund hasn't been processed" tells nothing of a cancelled order's stage).
+    _Rewrite(
+        re.compile(
+            r"\b(?:it|order|items?|they)[^\S\n]+(?:hasn't|has not|haven't|have not)[^\S\n]+"
+            r"(?:even[^\S\n]+|yet[^\S\n]+)?been[^\S\n]+processed"
+            r"(?:[^\S\n]+(?:or|and|nor)[^\S\n]+(?:shipped|dispatched|sent))?\b"
+        ),
+        "it is placed",
+        ("processed",),
+    ),
     _Rewrite(
         re.compile(
             r"\b(?:awaiting|pending|waiting (?:for|to be)|ready (?:for|to be)|about to be"
