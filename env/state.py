@@ -108,6 +108,17 @@ class EpisodeState:
             for name in q.get("answered", [])
         }
 
+    def calls_before(self, before: int | None = None) -> list[tuple[int, str, dict[str, Any]]]:
+        """The tool calls (``tool_calls``) made in turns before ``before`` (all when None).
+
+        A final answer is graded with what informed it: the calls of the turns before its
+        own (``before=turns`` once the episode is done). A message that ends the episode at
+        ``T_max`` still runs its calls, but an answer cannot have read their results.
+        """
+        if before is None:
+            return self.tool_calls
+        return [call for call in self.tool_calls if call[0] < before]
+
     def cart_quantity(self, product_id: str) -> int:
         """Units of ``product_id`` in the cart over all its variants."""
         return sum(q for (pid, _), q in self.cart.items() if pid == product_id)

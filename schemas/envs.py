@@ -98,7 +98,7 @@ ENVS: tuple[EnvSpec, ...] = (
     ),
     _spec(
         "returns",
-        "2.16",
+        "2.17",
         "return or exchange the right order line under the store policy",
         *_COMMON,
         "H_orders",

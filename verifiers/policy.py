@@ -48,21 +48,44 @@ def answer_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...] = ()
     paid ("you pay 95% of the usual price" states a 5% discount). Values told as arithmetic
     on the answer ("$35.51 back", "35 days left") are the answer only when nothing else is:
     beside a stated value or a zero in words they are skipped. Zero offered as an
-    alternative to a value ("either $7.99 or free") is a second value. A sentence that
-    corrects what came before ("Actually, …", :func:`~shopgen.verifiers.text.corrections`)
-    replaces it: the answer is the last part that states a value. A correction under a
-    condition ("Actually, for Premium members there's no fee") tells another case, not this
-    one, and is read as the text before it.
+    alternative to a value ("either $7.99 or free") is a second value.
+
+    A sentence that corrects what came before ("Actually, …", "Correction: …",
+    :func:`~shopgen.verifiers.text.corrections`) replaces it, for a yes or no too: the answer
+    is the last part that states one, and a correction that takes the answer back without
+    another ("Sorry, I misspoke: I can't tell") leaves none. A correction under a condition
+    ("Actually, for Premium members there's no fee") tells another case, not this one, and
+    is read as the text before it.
     """
-    if goal["kind"] == "boolean":
-        return yes_no_stated(text) == {bool(goal["value"])}
-    unit, truth = goal["unit"], float(goal["value"])
     first, *corrected = corrections(text)
-    parts = [first, *(part for part in corrected if not _CONDITION.search(part))]
-    for part in reversed(parts):
-        if values := _values_stated(part, unit, truth, goal.get("topic", ""), ignore):
-            return all(number_matches(v, truth, unit=unit) for v in values)
-    return False
+    later = [part for part in corrected if not _CONDITION.search(part)]
+    for part in reversed(later):
+        if (right := _stated_right(part, goal, ignore)) is not None:
+            return right
+        if _WITHDRAWN.search(part):
+            return False
+    return bool(_stated_right(first, goal, ignore))
+
+
+def _stated_right(text: str, goal: dict[str, Any], ignore: tuple[float, ...]) -> bool | None:
+    """Whether what ``text`` states is the true answer alone; None when it states none."""
+    if goal["kind"] == "boolean":
+        said = yes_no_stated(text)
+        return said == {bool(goal["value"])} if said else None
+    unit, truth = goal["unit"], float(goal["value"])
+    if values := _values_stated(text, unit, truth, goal.get("topic", ""), ignore):
+        return all(number_matches(v, truth, unit=unit) for v in values)
+    return None
+
+
+#: A correction that takes the answer back: "Sorry, I misspoke: I can't tell what it is".
+_WITHDRAWN = re.compile(
+    r"\b(?:can't|cannot|can not|unable to|couldn't) (?:really )?(?:tell|say|confirm|determine"
+    r"|know|be sure)\b|\b(?:not sure|unsure|no idea|disregard|ignore (?:that|this|what))\b"
+    r"|\b(?:don't|do not) (?:actually |really )?know\b|\b(?:i was|that was|that's|that is) "
+    r"(?:wrong|incorrect|not right|not correct)\b",
+    re.I,
+)
 
 
 #: A condition that makes a correction tell another case than the customer's.
@@ -135,12 +158,13 @@ _SAID_IN_MESSAGE = frozenset({"tier", "category", "days", "method", "order_total
 
 
 def _asked(state: EpisodeState) -> set[str]:
-    """Slots the customer answered; the product category also tells whether it is large.
+    """Slots the customer answered before the final answer; the category also tells "large".
 
     A rule that tests only the ``large_item`` tag needs ``large_item`` (the task's
     ``needed``): "Is it a large item?" asks it, and so does the prompt's "product category".
+    A question asked in the final answer's own message came too late to inform it.
     """
-    asked = state.answered_slots()
+    asked = state.answered_slots(before=state.turns)
     return asked | {"large_item"} if "category" in asked else asked
 
 
@@ -168,11 +192,12 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
     text = state.final_text or ""
     parts = {
         "answer": bool(text.strip()) and _answer_right(text, *answer),
-        "searched": any(name == "policy_search" for _, name, _ in state.tool_calls),
+        "searched": any(name == "policy_search" for _, name, _ in state.calls_before(state.turns)),
         "asked": needed <= _asked(state),
     }
     # A wrong answer earns nothing for the process around it; a right answer the agent did
     # not ground (no search) or could not have known (a needed fact never asked) earns 0.
+    # Both count only from the turns before the answer's own (``EpisodeState.calls_before``).
     if not text.strip():
         r_task = -1.0
     elif not parts["answer"]:

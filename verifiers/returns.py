@@ -74,11 +74,12 @@ def _checked(state: EpisodeState, goal: dict[str, Any]) -> bool:
     one said after checking every line of every order is right only when the target's reason
     happens to be the one said (the window, mostly): asking about orders the customer cannot
     mean is fishing, not checking. The orders the words can mean are the goal's
-    ``holder_ids`` (the target's order when it was named by number).
+    ``holder_ids`` (the target's order when it was named by number). Only checks in turns
+    before the refusal's own count: one made in the message that refuses came too late.
     """
     meant = {goal["order_id"], *goal.get("holder_ids", ())}
     target = False
-    for _, name, args in state.tool_calls:
+    for _, name, args in state.calls_before(state.turns):
         if name not in _CHECKS:
             continue
         order_id = _order_of(args)

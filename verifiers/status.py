@@ -68,10 +68,13 @@ def verdict(task: TaskRow, state: EpisodeState) -> Verdict:
 
 
 def looked_up(state: EpisodeState, order_id: str) -> bool:
-    """The agent called a tool that shows the order's status (the listing, or its details)."""
+    """The agent called a tool that shows the order's status (the listing, or its details).
+
+    In a turn before the answer's own: a lookup in the message that answers came too late.
+    """
     return any(
         name == "orders_list" or (name == "order_get_details" and args.get("order_id") == order_id)
-        for _, name, args in state.tool_calls
+        for _, name, args in state.calls_before(state.turns)
         if name in _LOOKUPS
     )
 

@@ -1036,3 +1036,26 @@ def test_a_refund_not_yet_processed_tells_no_stage_of_the_order():
     text = "Your order was cancelled; the refund hasn't been processed yet."
     assert status_stated(text, "cancelled")
     assert not status_stated(text, "placed")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Our policy gives $10.99 in your case. Actually, correction: sorry, I misspoke, I can't "
+        "tell what our policy gives in your case.",
+        "Return shipping is $10.99. Sorry, I was wrong.",
+        "It's $10.99. Actually, please disregard that.",
+    ],
+)
+def test_a_correction_that_takes_the_answer_back_leaves_none(text):
+    assert not answer_right(text, _goal(10.99, "USD", "return_shipping_fee"))
+    # Told after the correction, the value is the answer again.
+    assert answer_right(f"{text} It is $10.99.", _goal(10.99, "USD", "return_shipping_fee"))
+
+
+def test_a_yes_or_no_is_corrected_as_a_value_is():
+    yes, no = {"kind": "boolean", "value": True}, {"kind": "boolean", "value": False}
+    assert answer_right("Yes, you can return it. Actually, no: it's final sale.", no)
+    assert not answer_right("Yes, you can return it. Actually, no: it's final sale.", yes)
+    assert not answer_right("Yes, you can return it. Actually, I'm not sure.", yes)
+    assert answer_right("Yes, you can. Actually, only if you're a member: no, then.", yes)
