@@ -109,8 +109,8 @@ def tasks(
     """Generate tasks whose oracle is replayed to the maximum reward before they are kept.
 
     A draw whose oracle fails is a generator bug: it is skipped like an unusable draw (the
-    task is drawn again), listed in the manifest's ``config.skipped_draws`` and reported at
-    the end, so one rare bug does not end a long run; ``--strict`` stops at it instead.
+    task is drawn again), listed in the manifest's config.skipped_draws and reported at
+    the end, so one rare bug does not end a long run; --strict stops at it instead.
     """
     envs = parse_envs(env_name)
     levels = parse_d_range(d_text)
