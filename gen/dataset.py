@@ -13,11 +13,11 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib import resources
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import jinja2
@@ -46,16 +46,64 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def prepare_output(out: Path, *, force: bool) -> None:
-    """Refuse an output that exists unless ``force``; check its parent is writable.
+def default_modes() -> tuple[int, int]:
+    """The modes a new directory and a new file get under this process's umask (0755, 0644).
 
-    A file is refused even with ``force``: replacing a dataset directory is what ``force``
-    allows, deleting some other file named as the output is not.
+    ``tempfile`` creates 0700 directories and 0600 files whatever the umask; a dataset staged
+    with it is given these modes before it is renamed into place, so that other users (or
+    Ray workers under another account) on a shared filesystem can read it.
+    """
+    mask = _umask()
+    return 0o777 & ~mask, 0o666 & ~mask
+
+
+def _umask() -> int:
+    # Linux shows it in /proc without changing it; elsewhere set it and put it back at once.
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def is_dataset(root: Path) -> bool:
+    """Whether ``root`` holds a readable manifest written by shopgen."""
+    try:
+        read_manifest(root)
+    except (DatasetError, OSError):
+        return False
+    return True
+
+
+def check_replaceable(out: Path, *, force: bool) -> None:
+    """Refuse an output that exists unless it is empty, or ``force`` and a shopgen dataset.
+
+    A file is refused even with ``force``, and so is a non-empty directory that is not a
+    shopgen dataset: ``force`` replaces a dataset, never some other directory (a project
+    root, ``data/`` holding several datasets, someone's notes) named as the output.
+    Nothing is changed.
     """
     if out.exists() and not out.is_dir():
         raise DatasetError(f"{out} is a file, not a dataset directory: choose another output")
-    if out.exists() and not force and any(out.iterdir()):
+    if not out.exists() or not any(out.iterdir()):
+        return
+    if not force:
         raise DatasetError(f"{out} already exists and is not empty (use --force to replace it)")
+    if not is_dataset(out):
+        raise DatasetError(
+            f"{out} is not empty and not a shopgen dataset (no readable {MANIFEST}): --force "
+            "only replaces a shopgen dataset or an empty directory; choose another output"
+        )
+
+
+def prepare_output(out: Path, *, force: bool) -> None:
+    """:func:`check_replaceable`, then make sure the parent exists and is writable."""
+    check_replaceable(out, force=force)
     parent = out.resolve().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -70,12 +118,15 @@ def staging_dir(out: Path, *, force: bool) -> Iterator[Path]:
     """A temporary sibling of ``out`` that becomes ``out`` when the block succeeds.
 
     On any exception the temporary directory is removed; on success an existing ``out``
-    (allowed by ``force``) is replaced. Without ``force``, a dataset that another run finished
-    at ``out`` while this one was writing is kept and this run's output is dropped.
+    (allowed by ``force``, and only if it is a shopgen dataset or empty) is replaced. Without
+    ``force``, a dataset that another run finished at ``out`` while this one was writing is
+    kept and this run's output is dropped. The result has the umask's modes
+    (:func:`default_modes`), not ``mkdtemp``'s 0700.
     """
     prepare_output(out, force=force)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.resolve().parent))
     try:
+        tmp.chmod(default_modes()[0])
         yield tmp
         prepare_output(out, force=force)  # again: another run may have written it meanwhile
     except BaseException:
@@ -205,15 +256,34 @@ def add_files(root: Path, tables: dict[str, str]) -> Manifest:
             table=table, rows=0, bytes=path.stat().st_size, sha256=sha256_file(path)
         )
     updated = manifest.model_copy(update={"files": files})
+    dir_mode, file_mode = default_modes()
+    _open_up_dirs(root, tables, dir_mode)
     fd, tmp = tempfile.mkstemp(prefix=f".{MANIFEST}.", dir=root)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(updated.model_dump_json(indent=2) + "\n")
+        os.chmod(tmp, file_mode)  # mkstemp's 0600 would hide the manifest from other users
         os.replace(tmp, root / MANIFEST)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return updated
+
+
+def _open_up_dirs(root: Path, rels: Iterable[str], mode: int) -> None:
+    """Add ``mode``'s bits to the folders (inside ``root``) holding ``rels``.
+
+    Derived files are often built in a ``mkdtemp`` folder renamed into the dataset (the
+    search index): 0700 whatever the umask. Rights are only added, never taken away.
+    """
+    folders = {parent for rel in rels for parent in PurePosixPath(rel).parents} - {
+        PurePosixPath(".")
+    }
+    for folder in sorted(folders):
+        path = root / folder
+        current = path.stat().st_mode & 0o7777
+        if current | mode != current:
+            path.chmod(current | mode)
 
 
 def is_parquet(rel: str) -> bool:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from shopgen.commands.catalogs import check_output
 from shopgen.commands.options import SEED
 from shopgen.console import print_summary, progress_bar
 from shopgen.gen.backends import BACKENDS
@@ -53,6 +54,7 @@ def catalog(
 
     The result is one versioned Parquet dataset; `shopgen index` then adds its search index.
     """
+    check_output(out, {"--taxonomy": Path(taxonomy) if taxonomy else None}, force=force)
     config = CatalogConfig(
         size=parse_count(size),
         seed=seed,

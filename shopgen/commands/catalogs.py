@@ -5,17 +5,20 @@ never drawn from, wastes the user's time and says nothing useful. So every comma
 datasets here: the catalog a task set was drawn from is found through the task manifest (its
 parent id and the path it was made from) instead of by building a default one, and a missing
 or truncated file, a missing search index, or a catalog that is not the task set's parent
-stops the run with one line naming the fix.
+stops the run with one line naming the fix. Where a command writes is checked here too
+(:func:`check_output`): never one of its own inputs, never a directory ``--force`` may not
+replace.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import click
 
-from shopgen.gen.dataset import read_manifest
+from shopgen.gen.dataset import check_replaceable, read_manifest
 from shopgen.gen.store import CatalogStore
 from shopgen.gen.validate import listed_file_problems
 from shopgen.schemas.errors import ConfigError, DatasetError
@@ -36,6 +39,58 @@ def check_files(root: Path, manifest: Manifest) -> None:
             f"{root}: {problem} (incomplete or changed dataset; `shopgen validate {root}` "
             "lists every problem)"
         )
+
+
+def check_output(
+    out: Path,
+    inputs: Mapping[str, Path | None],
+    *,
+    force: bool | None = None,
+    option: str = "--out",
+) -> None:
+    """Refuse, before any work, an output that would destroy the command's inputs.
+
+    ``out`` may not be, contain or sit inside any of ``inputs`` (paths resolved, symlinks
+    followed; a hard link to an input file counts as the input). For a dataset output
+    (``force`` given), an existing ``out`` must also be one ``--force`` may replace
+    (:func:`shopgen.gen.dataset.check_replaceable`). Nothing is changed.
+
+    Args:
+        out: where the command writes.
+        inputs: option name (``--tasks``) → the path it reads; None entries are skipped.
+        force: the command's ``--force`` for a dataset output; None for a plain file.
+        option: the option naming ``out``, for the message.
+
+    Raises:
+        ConfigError: ``out`` overlaps an input.
+        DatasetError: ``out`` exists and may not be replaced.
+    """
+    target = Path(out).resolve()
+    for name, path in inputs.items():
+        if path is None:
+            continue
+        source = Path(path).resolve()
+        if target == source or _same_file(Path(out), Path(path)):
+            relation = "is"
+        elif source.is_relative_to(target):
+            relation = "contains"
+        elif target.is_relative_to(source):
+            relation = "is inside"
+        else:
+            continue
+        raise ConfigError(
+            f"{option} {out} {relation} the {name} input {path}: writing there would destroy "
+            f"the input; choose another {option}"
+        )
+    if force is not None:
+        check_replaceable(Path(out), force=force)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # either does not exist (yet)
+        return False
 
 
 def task_manifest(tasks_dir: Path) -> Manifest:

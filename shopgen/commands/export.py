@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from shopgen.commands.catalogs import catalog_of_tasks, task_manifest
+from shopgen.commands.catalogs import catalog_of_tasks, check_output, task_manifest
 from shopgen.exports import FORMATS, export_tasks
 
 #: Formats that open the catalog: sft replays the oracles, verl records it in its configs.
@@ -33,6 +33,7 @@ def export(tasks: Path, fmt: str, out: Path, catalog: Path | None, force: bool) 
         catalog = store.root if store is not None else None
     else:
         task_manifest(tasks)
+    check_output(out, {"--tasks": tasks, "--catalog": catalog}, force=force)
     manifest = export_tasks(tasks, out, fmt=fmt, catalog=catalog, force=force)
     rows = sum(e.rows for e in manifest.files.values())
     click.echo(f"wrote {rows:,} {fmt} rows to {out} ({manifest.dataset_id})")

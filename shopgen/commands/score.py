@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from shopgen.commands.catalogs import catalog_of_tasks
+from shopgen.commands.catalogs import catalog_of_tasks, check_output
 from shopgen.env.episode import ShopEnv
 from shopgen.schemas.errors import DatasetError
 from shopgen.task_writer import read_tasks
@@ -52,6 +52,9 @@ def score(
     is not UTF-8 text stops before anything is printed or written.
     """
     store = catalog_of_tasks(catalog, [tasks_dir])
+    if out:
+        inputs = {"--tasks": tasks_dir, "--trajectories": trajectories, "--catalog": store.root}
+        check_output(out, inputs)
     tasks = {t.task_id: t for t in read_tasks(tasks_dir)}
     check_versions(tasks.values(), allow_mixed=allow_mixed_versions)
     env = ShopEnv(store)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from shopgen.commands.catalogs import open_catalog
+from shopgen.commands.catalogs import DEFAULT_CATALOG, check_output, open_catalog
 from shopgen.commands.options import ENV_HELP, SEED, parse_envs
 from shopgen.console import print_summary, progress_bar
 from shopgen.env.episode import ShopEnv
@@ -118,6 +118,8 @@ def tasks(
     overrides = parse_overrides(axes)
     check_backend(backend, workers=workers, address=address)
     out = out or Path("data/tasks") / f"{env_name.replace(',', '+')}-d{d_text.replace(',', '_')}"
+    inputs = {"--catalog": catalog or DEFAULT_CATALOG, "--system-prompt": system_prompt}
+    check_output(out, inputs, force=force)  # before the default catalog is built
     prompt = read_prompt(system_prompt) if system_prompt else None
     store = open_catalog(catalog, envs=envs)
     factory = TaskFactory(

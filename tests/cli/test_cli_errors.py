@@ -57,10 +57,18 @@ def test_non_empty_output_needs_force(tmp_path):
     code, _, err = run("catalog", "--size", "200", "--out", str(out))
     assert_one_line_error(code, err, "--force")
     assert (out / "keep.txt").read_text() == "mine"
-    code, _, _ = run("catalog", "--size", "200", "--out", str(out), "--force")
+    # --force replaces a shopgen dataset, never some other directory (it deleted keep.txt).
+    code, _, err = run("catalog", "--size", "200", "--out", str(out), "--force")
+    assert_one_line_error(code, err, "not a shopgen dataset")
+    assert (out / "keep.txt").read_text() == "mine"
+    assert not (out / "manifest.json").exists()
+    (out / "keep.txt").unlink()
+    assert run("catalog", "--size", "200", "--out", str(out))[0] == 0  # empty: no --force
+    first = json.loads((out / "manifest.json").read_text())["dataset_id"]
+    code, _, _ = run("catalog", "--size", "200", "--seed", "1", "--out", str(out), "--force")
     assert code == 0
-    assert (out / "manifest.json").is_file()
-    assert not (out / "keep.txt").exists()
+    assert json.loads((out / "manifest.json").read_text())["dataset_id"] != first
+    assert [p.name for p in tmp_path.iterdir()] == ["c"]
 
 
 def test_unwritable_output(tmp_path):

@@ -1,10 +1,13 @@
+import contextlib
 import json
+import os
+import stat
 
 import polars as pl
 import pytest
 import yaml
 
-from shopgen.gen.dataset import finalize, read_manifest, shard_name, staging_dir
+from shopgen.gen.dataset import add_files, finalize, read_manifest, shard_name, staging_dir
 from shopgen.gen.validate import validate_dataset
 from shopgen.schemas.errors import DatasetError
 
@@ -55,6 +58,104 @@ def test_force_replaces_and_no_force_refuses(tmp_path):
     assert read_manifest(out).files["things/train-00000-of-00001.parquet"].rows == 4
     with pytest.raises(DatasetError, match="--force"), staging_dir(out, force=False):
         pass
+
+
+def _dataset(out, rows=2):
+    with staging_dir(out, force=True) as tmp:
+        _write(tmp, rows=rows)
+        finalize(tmp, kind="catalog", seed=0, config={}, title="t", summary="s")
+
+
+@pytest.mark.parametrize(
+    "manifest",
+    [None, "{}", '{"name": "another tool"}', "\xff not text"],
+    ids=["no-manifest", "empty-object", "foreign", "not-json"],
+)
+def test_force_never_replaces_a_directory_that_is_not_a_dataset(tmp_path, manifest):
+    """``--force`` emptied any directory named as the output (a project root, ``data/``)."""
+    out = tmp_path / "mine"
+    (out / "src").mkdir(parents=True)
+    (out / "src" / "notes.txt").write_text("precious")
+    if manifest is not None:
+        (out / "manifest.json").write_text(manifest)
+    with (
+        pytest.raises(DatasetError, match="not a shopgen dataset"),
+        staging_dir(out, force=True) as tmp,
+    ):
+        _write(tmp)  # never reached: refused before any staging
+    assert (out / "src" / "notes.txt").read_text() == "precious"
+    assert [p.name for p in tmp_path.iterdir()] == ["mine"]
+
+
+def test_a_directory_that_stops_being_a_dataset_meanwhile_is_not_replaced(tmp_path):
+    out = tmp_path / "ds"
+    _dataset(out)
+
+    def replaced_meanwhile():
+        with staging_dir(out, force=True) as tmp:
+            _write(tmp)
+            (out / "manifest.json").unlink()  # someone else's files take its place
+            (out / "notes.txt").write_text("precious")
+
+    with pytest.raises(DatasetError, match="not a shopgen dataset"):
+        replaced_meanwhile()
+    assert (out / "notes.txt").read_text() == "precious"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds"]
+
+
+def test_force_fills_an_empty_directory(tmp_path):
+    out = tmp_path / "ds"
+    out.mkdir()
+    _dataset(out, rows=3)
+    assert read_manifest(out).files["things/train-00000-of-00001.parquet"].rows == 3
+
+
+@contextlib.contextmanager
+def _umask(mask):
+    old = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def _modes(root):
+    return {
+        ("d" if p.is_dir() else "f", stat.S_IMODE(p.stat().st_mode))
+        for p in [root, *root.rglob("*")]
+    }
+
+
+@pytest.mark.parametrize(
+    ("mask", "dirs", "files"),
+    [(0o022, 0o755, 0o644), (0o077, 0o700, 0o600)],
+    ids=["umask-022", "umask-077"],
+)
+def test_a_dataset_has_the_umask_modes(tmp_path, mask, dirs, files):
+    """mkdtemp/mkstemp made every dataset 0700 and a refreshed manifest 0600."""
+    out = tmp_path / "ds"
+    with _umask(mask):
+        _dataset(out)
+        assert _modes(out) == {("d", dirs), ("f", files)}
+        _dataset(out, rows=5)  # replaced with --force
+        assert _modes(out) == {("d", dirs), ("f", files)}
+        side = out / "index" / "deep"
+        side.mkdir(parents=True)
+        (out / "index").chmod(0o700)  # as a mkdtemp folder renamed into the dataset is
+        (side / "x.bin").write_bytes(b"x")
+        add_files(out, {"index/deep/x.bin": "index"})
+        assert _modes(out) == {("d", dirs), ("f", files)}
+
+
+def test_add_files_never_takes_rights_away(tmp_path):
+    out = tmp_path / "ds"
+    _dataset(out)
+    (out / "extra").mkdir()
+    (out / "extra" / "a.txt").write_text("a")
+    (out / "extra").chmod(0o777)
+    with _umask(0o077):
+        add_files(out, {"extra/a.txt": "extra"})
+    assert stat.S_IMODE((out / "extra").stat().st_mode) == 0o777
 
 
 def test_a_file_named_as_the_output_is_never_replaced(tmp_path):
