@@ -1,7 +1,10 @@
 """A small client for ``shopgen serve`` (standard library only, one connection per call).
 
 >>> # c = ShopgenClient("http://127.0.0.1:8000"); obs = c.reset(env="status", seed=3)
->>> # obs, reward, done, info = c.step({"role": "assistant", "content": "Done."})
+>>> # obs, done, reward, info = c.step({"role": "assistant", "content": "Done."})
+
+``step`` returns ``(observation, done, reward, info)``, the order of
+:meth:`shopgen.env.episode.ShopEnv.step`, so code written for the in-process env runs as is.
 """
 
 from __future__ import annotations
@@ -66,14 +69,23 @@ class ShopgenClient:
 
     def step(
         self, message: dict[str, Any] | str
-    ) -> tuple[dict[str, Any], float | None, bool, dict]:
-        """One assistant turn: ``(observation, reward, done, info)``."""
+    ) -> tuple[dict[str, Any], bool, float | None, dict[str, Any]]:
+        """One assistant turn: ``(observation, done, reward, info)``, as ``ShopEnv.step``.
+
+        ``done`` is a bool; ``reward`` is 0.0 until the final turn, then the verifier's reward
+        (None for an environment without one). The final ``info`` holds ``reward``,
+        ``r_task``, ``r_eff``, ``r_hall``, ``is_correct``, ``task_id``, ``env``, ``d`` and
+        ``verifier_version`` (the verifier's details only from a ``--details`` server).
+
+        Raises:
+            ServerError: before ``reset``, or when the server refuses the turn.
+        """
         if self.episode_id is None:
             raise ServerError("call reset() before step()")
         out = self._call(
             "POST", "/step", {"episode_id": self.episode_id, "action": {"message": message}}
         )
-        return out["observation"], out["reward"], out["done"], out["info"]
+        return out["observation"], out["done"], out["reward"], out["info"]
 
     def state(self) -> dict[str, Any]:
         """The session's turn, done flag and state summary."""

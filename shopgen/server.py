@@ -9,17 +9,28 @@ many sessions share one server):
   ``env`` at level ``d`` made by :class:`~shopgen.taskgen.TaskFactory` (the same seed always
   gives the same task, so GRPO groups see one episode); or, with tasks loaded and only a seed,
   the task at a seed-keyed index. Without ``episode_id`` the server makes a fresh one
-  (``<task_id>-<server tag>-<counter>``, unique per server); a client-given id that a live
-  session holds is refused with 409, never replaced (a finished session's id may be reused).
+  (``<task_id>-<random token>``: unique, and unguessable, so a session id is the only key to
+  a session); a client-given id (at most 256 characters) that a live session holds is refused
+  with 409, never replaced (a finished session's id may be reused). A client that names its
+  own ids should make them unguessable too: anyone holding an id can step, read or close it.
 - ``POST /step`` ``{episode_id, action: {message}}`` → ``{observation, reward, done, info}``.
-- ``GET /state?episode_id=…`` → turn, done and the state summary (never the hidden goal).
+  The final ``info`` holds what the verifier promises a trainer — ``reward``, ``r_task``,
+  ``r_eff``, ``r_hall``, ``is_correct`` (also under ``score``), ``task_id``, ``env``, ``d``,
+  ``verifier_version`` — and the public state summary; the verifier's ``details`` and the
+  state's ``extra`` records, which name the hidden goal (a cart's missing lines, the user
+  script's slots), only with ``details=True`` (``shopgen serve --details``, for debugging).
+- ``GET /state?episode_id=…`` → turn, done and the public state summary (never the hidden goal).
 - ``POST /close`` ``{episode_id}`` → ``{episode_id, closed: true}``: release a session (the
   shape of OpenEnv's ``openenv/session/close``).
 - ``GET /health`` (session counts: live, finished, evicted), ``GET /schema`` (action,
   observation and state JSON schemas, tool schemas).
 
-Errors: 404 for an unknown task or session (saying whether it was closed or evicted), 409 for a
-live ``episode_id``, 400 for a bad task or a step after the end.
+Errors (all JSON ``{"detail": …}``): 404 for an unknown task or session (saying whether it was
+closed or evicted), 409 for a live ``episode_id``, 400 for a bad task or a step after the end,
+413 for a request body over ``max_request_bytes`` (2 MiB) or a turn of more than
+``max(1024, 4 × B_tool)`` tool calls (counted before anything is parsed, and the turn is not
+played: calls beyond ``B_tool`` are never run, but each would still be parsed, recorded and
+answered under the server's lock), 422 for a request that does not fit the schema.
 
 The catalog is opened once and shared; each session holds one :class:`ShopEnv` spawned from it.
 Calls into the runtime run under one lock (its caches are plain dicts), so sessions interleave
@@ -39,6 +50,7 @@ from typing import Any
 from shopgen.env.episode import ShopEnv
 from shopgen.env.tools import REGISTRY
 from shopgen.gen.seeding import stable_hash
+from shopgen.schemas.envs import ENV_NAMES, env_spec
 from shopgen.schemas.errors import ShopgenError
 from shopgen.schemas.task import TaskRow
 
@@ -47,6 +59,7 @@ try:
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
     from pydantic import BaseModel, Field
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError(
         "shopgen serve needs the server extra: pip install 'shopgen[server]'"
@@ -58,7 +71,7 @@ class ResetRequest(BaseModel):
 
     seed: int | None = Field(None, description="Task seed (with env and d, or a loaded task set).")
     episode_id: str | None = Field(
-        None, description="Session id to use (made from the task if absent)."
+        None, description="Session id to use (a fresh, unguessable one if absent)."
     )
     task_id: str | None = Field(None, description="A task of the loaded task datasets.")
     task: dict[str, Any] | None = Field(None, description="A task row as read from a task dataset.")
@@ -83,6 +96,10 @@ class StepRequest(BaseModel):
 
 class SessionConflict(ShopgenError):
     """A reset named an ``episode_id`` that a live session already holds (HTTP 409)."""
+
+
+class TooLarge(ShopgenError):
+    """A request or a turn is over the server's size limits (HTTP 413)."""
 
 
 class NotFound(ShopgenError):
@@ -115,6 +132,77 @@ def _check_text(value: Any, where: str) -> None:
 
 #: How many ended (closed or evicted) ids the server remembers, to say why one is unknown.
 _GONE_MEMORY = 4096
+#: The longest episode id a client may name.
+_MAX_ID_CHARS = 256
+#: The default cap on a request body, in bytes (a task row is tens of kB, a model turn less).
+MAX_REQUEST_BYTES = 2 * 1024 * 1024
+#: A turn may hold at most ``max(_CALLS_FLOOR, _CALLS_PER_BUDGET × B_tool)`` tool calls.
+_CALLS_FLOOR = 1024
+_CALLS_PER_BUDGET = 4
+#: The Score fields the final ``info`` carries over HTTP by default (never ``details``).
+_SCORE_FIELDS = ("reward", "r_task", "r_eff", "r_hall", "is_correct")
+
+
+def _calls_in(message: dict[str, Any] | str) -> int:
+    """An upper bound on the tool-call items the runtime would parse from ``message``.
+
+    Counted without parsing: the ``tool_calls`` list's length plus the ``<tool_call>`` tags of
+    the text (a think block's or an unclosed block's tags count too: only an absurd turn
+    reaches the cap either way).
+    """
+    if isinstance(message, str):
+        return message.count("<tool_call>")
+    calls = message.get("tool_calls")
+    content = message.get("content")
+    count = len(calls) if isinstance(calls, list) else 0
+    if isinstance(content, str):
+        count += content.count("<tool_call>")
+    elif isinstance(content, list):  # content parts
+        count += sum(
+            p["text"].count("<tool_call>")
+            for p in content
+            if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
+    return count
+
+
+def _public_state(summary: dict[str, Any], details: bool) -> dict[str, Any]:
+    """A state summary without its ``extra`` records (unless ``details``).
+
+    ``extra`` is what tools note for the verifier: the slots of the hidden user script that a
+    question revealed or answered, the facts of recommended products, and the like.
+    """
+    if details or "extra" not in summary:
+        return summary
+    return {k: v for k, v in summary.items() if k != "extra"}
+
+
+def _public_info(env: ShopEnv, info: dict[str, Any], done: bool, details: bool) -> dict[str, Any]:
+    """The ``info`` of a step as served: the verifier's contract, its details only if asked.
+
+    ``ShopEnv.step``'s final info carries the verifier's ``details`` (for cart, the goal's
+    missing product and variant ids; for discovery, the broken constraints) and the state's
+    ``extra``: a client could end a probe episode at once and read the answer of a task.
+    """
+    if not done:
+        return info
+    task = env.task
+    out: dict[str, Any] = {
+        "turn": info["turn"],
+        "errors": info["errors"],
+        "task_id": task.task_id,
+        "env": task.env,
+        "d": task.d,
+        "verifier_version": env_spec(task.env).version if task.env in ENV_NAMES else None,
+        "state": _public_state(info["state"], details),
+    }
+    score = info.get("score")
+    if score is None:  # no verifier: the reward is None and the state is the outcome
+        out["reward"] = info.get("reward")
+        return out
+    out["score"] = dict(score) if details else {k: score[k] for k in _SCORE_FIELDS}
+    out.update({k: info[k] for k in _SCORE_FIELDS})
+    return out
 
 
 class Sessions:
@@ -128,8 +216,8 @@ class Sessions:
         catalog: the catalog every session plays on.
         tasks: the loaded task datasets' rows (``reset(task_id=…)`` names them).
         max_sessions: the cap on held sessions (live and finished).
-        instance: the tag that server-made episode ids carry; random when None (see
-            :meth:`new_id`).
+        details: serve the verifier's details and the state's extra records (hidden goal
+            data: for debugging, never for training).
     """
 
     def __init__(
@@ -138,17 +226,16 @@ class Sessions:
         tasks: list[TaskRow],
         max_sessions: int,
         *,
-        instance: str | None = None,
+        details: bool = False,
     ) -> None:
         self.shop = ShopEnv(catalog)
         self.tasks = {t.task_id: t for t in tasks}
         self.order = sorted(self.tasks)
         self.max_sessions = max_sessions
-        self.instance = instance if instance is not None else secrets.token_hex(4)
+        self.details = details
         self.live: OrderedDict[str, ShopEnv] = OrderedDict()  # least recently used first
         self.finished: OrderedDict[str, ShopEnv] = OrderedDict()  # first finished first
         self.gone: OrderedDict[str, str] = OrderedDict()  # ended id → "closed" / "evicted"
-        self.made = 0
         self.evicted = 0
         self.lock = threading.Lock()
         self._factory: Any = None
@@ -178,22 +265,27 @@ class Sessions:
         return self.tasks[self.order[stable_hash("serve", req.seed) % len(self.order)]]
 
     def new_id(self, task_id: str) -> str:
-        """A fresh id: the task, this server's instance tag and a per-server counter.
+        """A fresh id: the task and 128 random bits (``secrets``), held by no session.
 
-        The counter makes ids unique within the server by construction (a GRPO group of one
-        task and seed gets as many ids as resets, whatever the table holds). The instance tag
-        is random per server process, not seeded: an id is a handle, not data, and nothing
-        is drawn from it, so episodes stay reproducible; the tag only keeps a client that
-        outlived a restart from stepping a stranger's session under a recycled counter.
+        The id is the only key to a session (anyone holding it can read, step or close it),
+        so it must not be derivable from another: a counter or a tag shared by the server's
+        sessions let a client compute its neighbours' ids from its own. Random, not seeded:
+        an id is a handle, not data, and nothing is drawn from it, so episodes stay
+        reproducible. A GRPO group of one task and seed gets as many ids as resets; an id a
+        session (or a client's own name for one) holds is drawn anew.
         """
         while True:
-            self.made += 1
-            episode_id = f"{task_id}-{self.instance}-{self.made:06d}"
+            episode_id = f"{task_id}-{secrets.token_urlsafe(16)}"
             if episode_id not in self.live and episode_id not in self.finished:
                 return episode_id
 
     def reset(self, req: ResetRequest) -> dict[str, Any]:
         """Start a session; a client id that a live session holds is refused, never replaced."""
+        if req.episode_id is not None and len(req.episode_id) > _MAX_ID_CHARS:
+            raise ShopgenError(
+                f"episode_id is {len(req.episode_id):,} characters long; at most "
+                f"{_MAX_ID_CHARS} (or reset without one to get a fresh one)"
+            )
         with self.lock:
             if req.episode_id is not None and req.episode_id in self.live:
                 raise SessionConflict(
@@ -234,13 +326,24 @@ class Sessions:
         """Play one turn of a session; an episode that ends moves to the finished table."""
         with self.lock:
             env = self._get(req.episode_id)
+            if not env.done:  # after the end, step's own error says so
+                budget = env.task.axis("B_tool")
+                cap = max(_CALLS_FLOOR, _CALLS_PER_BUDGET * budget)
+                calls = _calls_in(req.action.message)
+                if calls > cap:
+                    raise TooLarge(
+                        f"the turn holds {calls:,} tool calls; this task runs at most {budget} "
+                        f"per turn and the server refuses more than {cap:,} (the turn was not "
+                        "played)"
+                    )
             obs, done, reward, info = env.step(req.action.message)
             if done and req.episode_id in self.live:
                 self.finished[req.episode_id] = self.live.pop(req.episode_id)
+            info = _public_info(env, info, done, self.details)
         return {"observation": obs, "reward": reward, "done": done, "info": info}
 
     def state(self, episode_id: str) -> dict[str, Any]:
-        """A session's turn, done flag and state summary (never the hidden goal)."""
+        """A session's turn, done flag and public state summary (never the hidden goal)."""
         with self.lock:
             env = self._get(episode_id)
             return {
@@ -249,7 +352,7 @@ class Sessions:
                 "env": env.task.env,
                 "turn": env.state.turns,
                 "done": env.done,
-                "state": env.state.summary(),
+                "state": _public_state(env.state.summary(), self.details),
             }
 
     def close(self, episode_id: str) -> dict[str, Any]:
@@ -280,6 +383,64 @@ class Sessions:
         raise NotFound(f"no session {episode_id!r} (reset first)")
 
 
+def _too_large(limit: int) -> JSONResponse:
+    return JSONResponse(
+        {"detail": f"request body over {limit:,} bytes (the server's --max-request-bytes)"},
+        status_code=413,
+    )
+
+
+class BodyLimit:
+    """ASGI middleware: refuse (413, JSON) a request whose body is over ``limit`` bytes.
+
+    The body is counted as it arrives (a declared ``Content-Length`` or chunks), and kept only
+    up to the limit. The rest of an oversized body is read and dropped, up to ``drain`` bytes,
+    before the answer, so a client still writing it reads the 413 rather than a reset
+    connection; a body declared longer than ``drain`` is answered at once, unread.
+    """
+
+    def __init__(self, app: ASGIApp, limit: int, drain: int = 64 * 1024 * 1024) -> None:
+        self.app = app
+        self.limit = limit
+        self.drain = drain
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve the request with its body read whole, or answer 413."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        over = declared is not None and declared.isdigit() and int(declared) > self.limit
+        chunks: list[bytes] = []
+        size, more = 0, not over or int(declared or 0) <= self.drain
+        disconnect: Message | None = None
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                disconnect = message
+                break
+            body = message.get("body", b"")
+            size += len(body)
+            more = message.get("more_body", False)
+            if size > self.limit:
+                over = True
+                if size > self.drain:
+                    break
+            elif not over:
+                chunks.append(body)
+        if over:
+            await _too_large(self.limit)(scope, receive, send)
+            return
+        replay: list[Message] = [
+            disconnect or {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        ]
+
+        async def replayed() -> Message:
+            return replay.pop() if replay else await receive()
+
+        await self.app(scope, replayed, send)
+
+
 class CloseRequest(BaseModel):
     """Which session to release."""
 
@@ -291,7 +452,8 @@ def create_app(
     *,
     tasks: list[TaskRow] | None = None,
     max_sessions: int = 4096,
-    instance: str | None = None,
+    details: bool = False,
+    max_request_bytes: int = MAX_REQUEST_BYTES,
 ) -> FastAPI:
     """The FastAPI app serving ``catalog`` (and optionally a loaded task set).
 
@@ -299,12 +461,14 @@ def create_app(
         catalog: the catalog dataset.
         tasks: rows that ``reset(task_id=…)`` can name.
         max_sessions: sessions held at once (live and finished); see :class:`Sessions`.
-        instance: the tag of server-made episode ids (random per server when None; fix it
-            only for reproducible logs of a single server).
+        details: serve the verifier's details and the state's extra records, which name the
+            hidden goal (for debugging; a trainer's client could read the answers).
+        max_request_bytes: the largest request body served (larger ones get 413).
     """
-    sessions = Sessions(Path(catalog), tasks or [], max_sessions, instance=instance)
+    sessions = Sessions(Path(catalog), tasks or [], max_sessions, details=details)
     app = FastAPI(title="shopgen", description="OpenEnv-style shopping-agent environment")
     app.state.sessions = sessions
+    app.add_middleware(BodyLimit, limit=max_request_bytes)
 
     @app.exception_handler(RequestValidationError)
     def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -328,6 +492,8 @@ def create_app(
             raise HTTPException(404, str(exc)) from None
         except SessionConflict as exc:
             raise HTTPException(409, str(exc)) from None
+        except TooLarge as exc:
+            raise HTTPException(413, str(exc)) from None
         except ShopgenError as exc:  # a bad task row, a finished episode, bad text
             raise HTTPException(400, str(exc)) from None
 
@@ -358,6 +524,7 @@ def create_app(
             "evicted": sessions.evicted,
             "max_sessions": sessions.max_sessions,
             "tasks": len(sessions.tasks),
+            "details": sessions.details,
         }
 
     @app.get("/schema")
@@ -375,4 +542,12 @@ def create_app(
     return app
 
 
-__all__ = ["NotFound", "SessionConflict", "Sessions", "create_app"]
+__all__ = [
+    "MAX_REQUEST_BYTES",
+    "BodyLimit",
+    "NotFound",
+    "SessionConflict",
+    "Sessions",
+    "TooLarge",
+    "create_app",
+]

@@ -45,8 +45,28 @@ def free_port(host: str, port: int) -> int:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--max-sessions", default=4096, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--max-request-bytes",
+    default=2 * 1024 * 1024,
+    show_default=True,
+    type=click.IntRange(min=1024),
+    help="Largest request body served (larger ones get 413).",
+)
+@click.option(
+    "--details",
+    is_flag=True,
+    help="Also serve the verifier's score details and the state's extra records. They name "
+    "the hidden goal (a cart's missing lines, the customer's slots): for debugging, never "
+    "for training.",
+)
 def serve(
-    catalog: Path, task_dirs: tuple[Path, ...], host: str, port: int, max_sessions: int
+    catalog: Path,
+    task_dirs: tuple[Path, ...],
+    host: str,
+    port: int,
+    max_sessions: int,
+    max_request_bytes: int,
+    details: bool,
 ) -> None:
     """Serve shopgen episodes over HTTP: reset, step, state, close, health, schema."""
     try:
@@ -65,6 +85,13 @@ def serve(
     else:
         checked(CatalogStore(catalog))
     tasks = [t for d in task_dirs for t in read_tasks(d)]
-    app = create_app(catalog, tasks=tasks, max_sessions=max_sessions)
-    click.echo(f"serving {catalog} ({len(tasks):,} tasks) on http://{host}:{port}")
+    app = create_app(
+        catalog,
+        tasks=tasks,
+        max_sessions=max_sessions,
+        details=details,
+        max_request_bytes=max_request_bytes,
+    )
+    shown = ", with score details (hidden goal data)" if details else ""
+    click.echo(f"serving {catalog} ({len(tasks):,} tasks{shown}) on http://{host}:{port}")
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -41,7 +42,7 @@ def _replay(url, task):
     assert obs["messages"] == [m.model_dump() for m in task.messages]
     info, done = {}, False
     for message in task.decoded("oracle")[: task.axis("T_max")]:  # bounded by the task
-        _, _, done, info = client.step(message)
+        _, done, _, info = client.step(message)
         if done:
             break
     assert client.state()["done"] is True
@@ -63,6 +64,32 @@ def test_same_seed_same_episode(server, tasks):
     assert a.reset(env=env, d=0, seed=3) != c.reset(env=env, d=0, seed=4)
     assert a.reset(seed=11) == b.reset(seed=11)  # from the loaded task set
     assert a.episode_id != b.episode_id or a.episode_id is not None
+
+
+def test_client_step_returns_shop_env_step_order(server, tasks, shop):
+    """It returned (observation, reward, done, info): read in ShopEnv.step's (and the
+    README's) order, every finished episode's reward was True (1.0) and done was the reward."""
+    task = tasks[0]
+    call = {"name": json.loads(task.tools)[0]["function"]["name"], "arguments": "{}"}
+    tool_turn = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "c1", "type": "function", "function": call}],
+    }
+    bye = {"role": "assistant", "content": "I do not know, sorry."}
+    local = shop.spawn()
+    local.reset(task)
+    client = ShopgenClient(server)
+    client.reset(task_id=task.task_id)
+    for message in (tool_turn, bye):
+        _, want_done, want_reward, want_info = local.step(message)
+        _, done, reward, info = client.step(message)
+        assert isinstance(done, bool)
+        assert (done, reward) == (want_done, want_reward)
+        assert info["turn"] == want_info["turn"]
+    assert done is True
+    assert reward == info["reward"] == want_info["reward"] < 0.5  # a wrong answer
+    assert info["is_correct"] is False
 
 
 def test_sessions_are_isolated(server, tasks):

@@ -7,6 +7,7 @@ table and the HTTP status a trainer sees, not the transport.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 
 import pytest
@@ -16,6 +17,7 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient
 
+import shopgen.server as server_module
 from shopgen.env.tools.registry import REGISTRY
 from shopgen.server import create_app
 
@@ -27,9 +29,7 @@ def make(indexed_catalog_dir, tasks):
     """A fresh app (its own session table) with a given cap, over the shared fixture data."""
 
     def build(max_sessions: int) -> TestClient:
-        return TestClient(
-            create_app(indexed_catalog_dir, tasks=tasks, max_sessions=max_sessions, instance="t")
-        )
+        return TestClient(create_app(indexed_catalog_dir, tasks=tasks, max_sessions=max_sessions))
 
     return build
 
@@ -60,12 +60,26 @@ def test_a_grpo_group_beyond_the_cap_gets_distinct_ids_and_isolated_episodes(mak
     assert (fourth["turn"], fourth["done"]) == (0, False)
 
 
-def test_ids_are_unique_per_server_not_reused_across_servers(make, tasks):
+def test_ids_are_unique_and_not_derivable_from_a_neighbours(make, tasks):
+    """Ids were ``<task>-<server tag>-<counter>``: a client computed its neighbours' from its
+    own, then read, stepped or closed their sessions."""
     a, b = make(8), make(8)
     tid = tasks[0].task_id
-    assert _reset(a, task_id=tid) == _reset(b, task_id=tid)  # same instance tag, same counter
-    c = TestClient(create_app(a.app.state.sessions.shop.store.root, tasks=tasks))
-    assert _reset(c, task_id=tid) != _reset(a, task_id=tid)  # a random instance tag
+    ids = [_reset(a, task_id=tid) for _ in range(6)] + [_reset(b, task_id=tid)]
+    assert len(set(ids)) == len(ids)
+    for one, other in itertools.pairwise(ids):
+        shared = next(i for i, (x, y) in enumerate(zip(one, other, strict=False)) if x != y)
+        assert shared < len(tid) + 8, (one, other)  # a random token right after the task
+        assert len(one.removeprefix(f"{tid}-")) >= 22  # 128 random bits
+
+
+def test_a_drawn_id_that_a_session_holds_is_drawn_anew(make, tasks, monkeypatch):
+    client = make(8)
+    tid = tasks[0].task_id
+    draws = iter(["same", "same", "other"])
+    monkeypatch.setattr(server_module.secrets, "token_urlsafe", lambda n: next(draws))
+    assert _reset(client, task_id=tid) == f"{tid}-same"
+    assert _reset(client, task_id=tid) == f"{tid}-other"
 
 
 def test_a_live_client_id_is_refused_with_409(make, tasks):
@@ -82,12 +96,14 @@ def test_a_live_client_id_is_refused_with_409(make, tasks):
     assert _state(client, "worker-1").json()["turn"] == 0
 
 
-def test_a_client_id_never_collides_with_a_server_made_one(make, tasks):
+def test_a_client_id_never_collides_with_a_server_made_one(make, tasks, monkeypatch):
     client = make(8)
     tid = tasks[0].task_id
-    taken = _reset(make(8), task_id=tid)  # what this server would make first
+    taken = f"{tid}-guess"
     assert _reset(client, task_id=tid, episode_id=taken) == taken
-    assert _reset(client, task_id=tid) != taken
+    draws = iter(["guess", "fresh"])
+    monkeypatch.setattr(server_module.secrets, "token_urlsafe", lambda n: next(draws))
+    assert _reset(client, task_id=tid) == f"{tid}-fresh"
 
 
 def test_finished_sessions_are_evicted_before_live_ones_then_the_least_recently_used(make, tasks):
@@ -144,9 +160,7 @@ def test_internal_faults_are_json_and_never_read_as_a_missing_session(
 ):
     """A tool raising KeyError inside the episode was served as 404 "eps_rank" (a task row
     missing that θ axis did so; such a row is now refused at reset, with 400)."""
-    client = TestClient(
-        create_app(indexed_catalog_dir, tasks=tasks, instance="t"), raise_server_exceptions=False
-    )
+    client = TestClient(create_app(indexed_catalog_dir, tasks=tasks), raise_server_exceptions=False)
     task = next(t for t in tasks if "catalog_search" in t.tools)
     row = task.model_dump()
     theta = json.loads(row["theta"]) if isinstance(row["theta"], str) else dict(row["theta"])
