@@ -102,6 +102,7 @@ def verl(tool_names: Sequence[str]) -> pa.Schema:
             ("data_source", pa.string()),
             ("prompt", CHAT),
             ("ability", pa.string()),
+            ("agent_name", pa.string()),
             ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
             (
                 "extra_info",

@@ -1,8 +1,8 @@
 """The ``verl`` layout: RL Parquet rows plus the tool and interaction configs verl loads.
 
 Rows follow verl's RLHF dataset fields: ``data_source``, ``prompt`` (chat messages),
-``ability``, ``reward_model {style, ground_truth}`` and ``extra_info {split, index,
-tools_kwargs, interaction_kwargs}``. ``ground_truth`` and the ``create_kwargs`` hold the task row
+``ability``, ``agent_name`` (``tool_agent``: verl's multi-turn tool loop), ``reward_model
+{style, ground_truth}`` and ``extra_info {split, index, tools_kwargs, interaction_kwargs}``. ``ground_truth`` and the ``create_kwargs`` hold the task row
 as JSON: verl hands them to the reward function and the tools, never to the model.
 
 Side files: ``tool_config.yaml`` (``tools: - class_name, config, tool_schema``, one entry per
@@ -44,6 +44,8 @@ from shopgen.schemas.task import TaskRow
 TOOL_CLASS = "shopgen.integrations.verl.ShopgenTool"
 INTERACTION_CLASS = "shopgen.integrations.verl.ShopgenInteraction"
 INTERACTION_NAME = "shopgen"
+#: verl's multi-turn tool agent loop (``ToolAgentLoop``, registered as ``tool_agent``).
+AGENT_LOOP = "tool_agent"
 TOOL_CONFIG = "tool_config.yaml"
 INTERACTION_CONFIG = "interaction_config.yaml"
 
@@ -64,6 +66,8 @@ def rows(tasks: list[TaskRow], *, split: str = "train") -> Iterator[dict[str, An
             "data_source": f"shopgen/{t.env}",
             "prompt": public_messages(t),
             "ability": "tool_use",
+            # Without it verl plays the row with its default agent loop, single-turn: no tools.
+            "agent_name": AGENT_LOOP,
             "reward_model": {"style": "rule", "ground_truth": text},
             "extra_info": {
                 "split": split,

@@ -136,13 +136,14 @@ def test_sft_transcripts_are_the_oracle_with_runtime_results(exported, tasks):
 
 
 #: verl's RLHFDataset / multi-turn docs: the fields a row must carry.
-VERL_FIELDS = {"data_source", "prompt", "ability", "reward_model", "extra_info"}
+VERL_FIELDS = {"data_source", "prompt", "ability", "agent_name", "reward_model", "extra_info"}
 
 
 def test_verl_row_layout_matches_its_documented_fields(exported, tasks):
     ds = _load(_verl(exported, tasks[0].env), "")
     assert set(ds.column_names) >= VERL_FIELDS
     row = ds[0]
+    assert row["agent_name"] == "tool_agent"  # verl's default loop is single-turn, toolless
     assert row["extra_info"]["task_id"] == tasks[0].task_id
     assert set(row["reward_model"]) == {"style", "ground_truth"}
     assert {"split", "index", "tools_kwargs", "interaction_kwargs"} <= set(row["extra_info"])
