@@ -194,17 +194,14 @@ def environment_factories(
 
 
 def _assistant_turns(completion: Any) -> list[dict[str, Any]]:
-    """The completion's assistant messages (raw text is one closing turn)."""
+    """The completion's assistant messages (raw text is one closing turn).
+
+    Messages go to the runtime as they are, content parts included: it reads them as it reads
+    every other client's (parts joined as written), so a reward here equals ``shopgen score``'s.
+    """
     if isinstance(completion, str):
         return [{"role": "assistant", "content": completion}]
-    turns = []
-    for m in completion or []:
-        if isinstance(m, dict) and m.get("role") == "assistant":
-            content = m.get("content")
-            if isinstance(content, list):  # content parts
-                content = " ".join(p.get("text", "") for p in content if isinstance(p, dict))
-            turns.append({**m, "content": content or ""})
-    return turns
+    return [m for m in completion or [] if isinstance(m, dict) and m.get("role") == "assistant"]
 
 
 def _scores(completions: list[Any], environments: list[ShopgenEnvironment]) -> list[dict]:

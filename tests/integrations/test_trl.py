@@ -118,6 +118,32 @@ def test_turns_over_t_max_are_not_correct(tasks, shop):
     assert is_correct_reward([stretched], [env]) == [0.0]
 
 
+def test_content_parts_are_read_as_shopgen_score_reads_them(tasks, shop):
+    """The final answer in content parts: the same reward as the runtime's replay gives it.
+
+    Parts were joined with a space here and without one by the runtime: "Status: in tra" +
+    "nsit" read "in tra nsit" (25 of 52 status tasks graded differently), and a part whose
+    text was not a string raised out of the reward function.
+    """
+    from shopgen.verifiers.replay import play
+
+    for task in tasks:
+        oracle = task.decoded("oracle")
+        text = oracle[-1]["content"]
+        cut = len(text) // 2
+        parts = [{"type": "text", "text": text[:cut]}, {"type": "text", "text": text[cut:]}]
+        completion = [*oracle[:-1], {"role": "assistant", "content": parts}]
+        env = environment_factory(shop, env=task.env)()
+        env.reset(task=task.to_row())
+        expected, _ = play(shop.spawn(), task, completion)
+        assert shopgen_reward([completion], [env]) == [pytest.approx(expected.reward)]
+        assert expected.reward == pytest.approx(MAX_REWARD)
+    odd = [{"role": "assistant", "content": [{"type": "text", "text": None}, 7]}]
+    env = environment_factory(shop, env=tasks[0].env)()
+    env.reset(task=tasks[0].to_row())
+    assert shopgen_reward([odd], [env])[0] <= 0.0
+
+
 def test_a_silent_rollout_is_not_correct(tasks, shop):
     env = environment_factory(shop, env=tasks[0].env)()
     env.reset(task=tasks[0].to_row())
