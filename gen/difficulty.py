@@ -155,10 +155,15 @@ def theta(d: int, **overrides: float) -> Theta:
 
 
 def parse_d_range(text: str) -> list[int]:
-    """Read ``5``, ``0-12`` or ``0,3,6`` as a list of difficulty levels.
+    """Read ``5``, ``0-12`` or ``0,3,6`` as a list of difficulty levels, each once.
+
+    A level named twice (``5,5``, ``0-12,3``) is listed once, where first named: a task set
+    holding each of its tasks twice would count them twice (``pass^k`` over copies).
 
     >>> parse_d_range("0-3")
     [0, 1, 2, 3]
+    >>> parse_d_range("3,0-4")
+    [3, 0, 1, 2, 4]
     """
     out: list[int] = []
     for part in str(text).split(","):
@@ -175,7 +180,7 @@ def parse_d_range(text: str) -> list[int]:
         if len(out) + last - first + 1 > MAX_LEVELS:
             raise ConfigError(f"d={text!r} lists more than {MAX_LEVELS} levels")
         out.extend(range(first, last + 1))
-    return out
+    return list(dict.fromkeys(out))
 
 
 #: Most levels one ``--d`` may list: every level is generated or printed, so a typo such

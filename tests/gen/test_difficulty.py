@@ -106,6 +106,9 @@ def test_parse_d_range():
     assert parse_d_range("5") == [5]
     assert parse_d_range("0-3") == [0, 1, 2, 3]
     assert parse_d_range("1,4-5") == [1, 4, 5]
+    # A level named twice is made once (each task of "5,5" was written twice).
+    assert parse_d_range("5,5") == [5]
+    assert parse_d_range("3,0-4,2") == [3, 0, 1, 2, 4]
     for bad in ("x", "5-2", "-1", ""):
         with pytest.raises(ConfigError):
             parse_d_range(bad)
