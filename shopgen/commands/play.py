@@ -50,31 +50,36 @@ def _inputs(stream: Any) -> Iterator[str]:
         yield "\n".join(block)
 
 
-def as_message(text: str) -> dict[str, Any] | str:
-    """A typed line as an assistant message: JSON call(s) become ``tool_calls``, else raw text."""
+def as_message(text: str) -> dict[str, Any] | str | None:
+    """A typed line as an assistant message: JSON call(s) become ``tool_calls``, else raw text.
+
+    None for a line that starts as JSON but is no call (a typo, a bracket left open): sent
+    as it is, it would be a final answer and end the episode, so the player types it again.
+    """
     stripped = text.strip()
     if stripped.startswith(("{", "[")):
         try:
             value = json.loads(stripped)
         except json.JSONDecodeError:
-            return text  # the runtime reports what it cannot read
+            return None
         calls = value if isinstance(value, list) else [value]
-        if all(isinstance(c, dict) and "name" in c for c in calls):
-            return {
-                "role": "assistant",
-                "content": "",
-                "tool_calls": [
-                    {
-                        "id": f"play_{i}",
-                        "type": "function",
-                        "function": {
-                            "name": c["name"],
-                            "arguments": json.dumps(c.get("arguments", {})),
-                        },
-                    }
-                    for i, c in enumerate(calls)
-                ],
-            }
+        if not calls or not all(isinstance(c, dict) and "name" in c for c in calls):
+            return None
+        return {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": f"play_{i}",
+                    "type": "function",
+                    "function": {
+                        "name": c["name"],
+                        "arguments": json.dumps(c.get("arguments", {})),
+                    },
+                }
+                for i, c in enumerate(calls)
+            ],
+        }
     return text
 
 
@@ -122,7 +127,15 @@ def play(env_name: str, d: int, seed: int, k: int, catalog: Path) -> None:
     click.echo(click.style("customer: ", fg="green") + obs["messages"][-1]["content"])
     info: dict[str, Any] = {}
     for text in _inputs(sys.stdin):
-        obs, done, _, info = env.step(as_message(text))
+        message = as_message(text)
+        if message is None:
+            click.echo(
+                'not a tool call: type {"name": …, "arguments": {…}} (or a list of them) '
+                "again; plain text ends the episode",
+                err=True,
+            )
+            continue
+        obs, done, _, info = env.step(message)
         for message in obs["messages"]:
             _show(message)
         if done:

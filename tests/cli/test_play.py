@@ -59,7 +59,17 @@ def test_as_message_reads_json_calls_and_keeps_text():
     msg = as_message('{"name": "cart_view", "arguments": {}}')
     assert msg["tool_calls"][0]["function"]["name"] == "cart_view"
     assert as_message("thanks, bye") == "thanks, bye"
-    assert as_message("{not json") == "{not json"
+    assert as_message("{not json") is None  # typed again, not sent as a final answer
+    assert as_message('{"arguments": {}}') is None
+
+
+def test_a_broken_call_is_typed_again_not_taken_as_the_answer(catalog):
+    stdin = '{"name": "orders_list", "arguments": {\n{"name": "orders_list", "arguments": {}}\n'
+    out = run(catalog, stdin, "--env", "returns", "--d", "2")
+    assert out.exit_code == 0, out.output
+    assert "not a tool call" in out.output
+    assert '[orders_list] {"orders":' in out.output
+    assert "episode over after 2 turn(s)" in out.output  # the call, then the end of input
 
 
 def test_playing_the_oracle_scores_full_marks(catalog):
