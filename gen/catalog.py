@@ -20,6 +20,7 @@ from shopgen.gen.catalog_text import field_matrix, render_text, sample_values
 from shopgen.gen.plan import CatalogPlan, LeafNumbers
 from shopgen.gen.seeding import FeistelIds, stream
 from shopgen.gen.variants import cross_variants, draw_variants
+from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.tables import PRODUCTS
 
 BLOCK = 4096
@@ -67,6 +68,30 @@ def draw(seed: int, start: int, stop: int) -> Draws:
         hi = min(stop - block * BLOCK, BLOCK)
         parts.append({k: v[lo:hi] for k, v in cols.items()})
     return Draws(**{k: np.concatenate([p[k] for p in parts]) for k in parts[0]})
+
+
+def check_size(plan: CatalogPlan, size: int) -> None:
+    """Refuse, before any work, a catalog too small to have a product with variants.
+
+    The world's orders price a line by its variant, and generating them fails on a catalog
+    whose products have no variant at all, which a few products can be (size 1 with seed 0,
+    size 3 with seed 9). Products are the same whatever the size, so the smallest size that
+    works for the seed is the first product with variants.
+
+    Raises:
+        ConfigError: naming the smallest size that works for this seed.
+    """
+    if size > BLOCK:
+        return  # thousands of products: ~60% of them have variants
+    if generate_rows(plan, 0, size)[1] is not None:
+        return
+    products, _ = generate_rows(plan, 0, BLOCK)
+    with_variants = np.flatnonzero(products["n_variants"].to_numpy() > 0)
+    least = f"at least {with_variants[0] + 1}" if with_variants.size else f"more than {BLOCK}"
+    raise ConfigError(
+        f"size={size} with seed {plan.seed} gives a catalog without any product variants, "
+        f"which its world's orders need: give a size of {least}"
+    )
 
 
 def product_ids(seed: int, rows: np.ndarray) -> np.ndarray:

@@ -88,6 +88,11 @@ def check_replaceable(out: Path, *, force: bool) -> None:
     root, ``data/`` holding several datasets, someone's notes) named as the output.
     Nothing is changed.
     """
+    if out.name in ("", ".", ".."):  # the working directory or a parent: never a dataset's own
+        raise DatasetError(
+            f"--out {out} names no directory of its own: give the dataset's directory, "
+            "e.g. --out data/catalog"
+        )
     if out.exists() and not out.is_dir():
         raise DatasetError(f"{out} is a file, not a dataset directory: choose another output")
     if not out.exists() or not any(out.iterdir()):

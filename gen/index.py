@@ -138,6 +138,33 @@ def dense_params(n: int, kind: str) -> dict[str, Any]:
     return {"kind": "ivf", "nlist": nlist, "nprobe": nprobe, "niter": IVF_NITER}
 
 
+def min_vectors(params: dict[str, Any]) -> int:
+    """The fewest vectors FAISS trains an index of ``params`` on: a centroid needs a point.
+
+    IVF k-means needs one point per list; IVF-PQ also one per code of each sub-quantizer
+    (``2 ** nbits``, at least 16). Flat and HNSW indexes are not trained.
+    """
+    if params["kind"] == "ivfpq":
+        return max(params["nlist"], 2 ** params["nbits"])
+    if params["kind"] == "ivf":
+        return params["nlist"]
+    return 1
+
+
+def check_trainable(n: int, kind: str) -> None:
+    """Refuse, before any work, an index kind that ``n`` products cannot train.
+
+    Raises:
+        ConfigError: naming the fewest products the kind needs.
+    """
+    least = min_vectors(dense_params(n, kind))
+    if n < least:
+        raise ConfigError(
+            f"kind={kind!r} needs at least {least} products to train on, the catalog has {n}: "
+            f"use kind 'flat' (exact; what 'auto' picks below {FLAT_LIMIT:,} products)"
+        )
+
+
 def build_dense(vectors: np.ndarray, params: dict[str, Any]) -> Any:
     """A FAISS inner-product index over unit ``vectors`` whose ids are row numbers."""
     import faiss
@@ -385,6 +412,9 @@ def build_index(
     config = config or IndexConfig()
     say = progress or (lambda stage: None)
     store = CatalogStore(catalog)
+    check_trainable(
+        sum(e.rows for e in store.manifest.files.values() if e.table == "products"), config.kind
+    )
     products = store.read("products", columns=["product_id", "category_id", *TEXT_FIELDS])
     texts = product_texts(products)
     timings: dict[str, float] = {}

@@ -8,7 +8,7 @@ checked without loading it into Python.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -353,17 +353,91 @@ def listed_file_problems(root: Path, manifest: Manifest, *, checksums: bool) -> 
             yield f"{rel}: checksum mismatch (file changed or corrupted)"
 
 
+def is_panic(exc: BaseException) -> bool:
+    """Whether ``exc`` is a Rust panic surfacing from polars (pyo3's ``PanicException``).
+
+    It derives from ``BaseException``, not ``Exception``: ``except Exception`` misses it.
+    """
+    return any(
+        cls.__name__ == "PanicException" and cls.__module__.startswith("pyo3")
+        for cls in type(exc).__mro__
+    )
+
+
+def parquet_problem(path: Path) -> str | None:
+    """Why the Parquet file at ``path`` cannot be read in full, or None when it can.
+
+    The footer, the schema and every row group's pages are decoded (one row group at a time,
+    so memory stays bounded). Same-sized damage inside a file passes the size check, and
+    without checksums only this finds it; a reader's panic counts as a failure too.
+    """
+    try:
+        parquet = pq.ParquetFile(path)
+        for group in range(parquet.num_row_groups):
+            parquet.read_row_group(group)
+    except Exception as exc:  # any reader failure means an unreadable file
+        return _reader_message(exc)
+    except BaseException as exc:
+        if not is_panic(exc):
+            raise
+        return _reader_message(exc)
+    return None
+
+
+def _reader_message(exc: BaseException) -> str:
+    first = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
+def unreadable_file(roots: Iterable[Path], *, max_bytes: int = 1 << 30) -> tuple[Path, str] | None:
+    """The first Parquet file of the datasets at ``roots`` that cannot be read, and why.
+
+    For naming the culprit once a command's read has failed; a root that is not a readable
+    dataset is skipped. Datasets holding more than ``max_bytes`` of Parquet in all are not
+    searched (the answer would take too long; ``shopgen validate`` finds it).
+    """
+    manifests: list[tuple[Path, Manifest]] = []
+    for root in roots:
+        try:
+            manifests.append((Path(root), read_manifest(Path(root))))
+        except (ShopgenError, OSError):
+            continue
+    files = [
+        (root, root / rel, entry.bytes)
+        for root, manifest in manifests
+        for rel, entry in manifest.files.items()
+        if is_parquet(rel)
+    ]
+    if sum(size for _, _, size in files) > max_bytes:
+        return None
+    for _root, path, _size in files:
+        if path.is_file():
+            problem = parquet_problem(path)
+            if problem is not None:
+                return path, problem
+    return None
+
+
 def _schema_problems(root: Path, manifest: Manifest):
     fmt = manifest.config.get("format") if manifest.kind == "export" else None
     for rel, entry in manifest.files.items():
         if not is_parquet(rel):
             continue  # checked by size and checksum only
+        unreadable = parquet_problem(root / rel)
+        if unreadable is not None:
+            yield f"{rel}: not readable as Parquet ({unreadable})"
+            continue
         try:
             frame = pl.scan_parquet(root / rel)
             schema, rows = frame.collect_schema(), frame.select(pl.len()).collect().item()
             found = pq.read_schema(root / rel)
         except Exception as exc:  # any reader failure means an unreadable file
             yield f"{rel}: not readable as Parquet ({type(exc).__name__})"
+            continue
+        except BaseException as exc:
+            if not is_panic(exc):
+                raise
+            yield f"{rel}: not readable as Parquet (the reader panicked)"
             continue
         if rows != entry.rows:
             yield f"{rel}: {rows} rows, manifest says {entry.rows}"

@@ -11,7 +11,9 @@ from shopgen.commands.catalogs import check_output
 from shopgen.commands.options import SEED
 from shopgen.console import print_summary, progress_bar
 from shopgen.gen.backends import BACKENDS
+from shopgen.gen.catalog import check_size
 from shopgen.gen.catalog_writer import CatalogConfig, write_catalog
+from shopgen.gen.plan import compile_plan
 from shopgen.schemas.validation import parse_count
 
 
@@ -61,6 +63,7 @@ def catalog(
         taxonomy=taxonomy,
         users=None if users is None else parse_count(users, field="users"),
     )
+    check_size(compile_plan(config.seed, config.taxonomy), config.size)
     started = time.perf_counter()
     phases: dict[str, float] = {}
     with progress_bar(config.size, "products") as advance:
