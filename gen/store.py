@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from shopgen.gen.dataset import is_parquet, read_manifest, table_files
 from shopgen.schemas.errors import DatasetError
-from shopgen.schemas.manifest import Manifest
+from shopgen.schemas.manifest import Manifest, a_dataset
 
 T = TypeVar("T")
 
@@ -183,7 +183,7 @@ class CatalogStore:
         self.root = Path(root)
         self.manifest: Manifest = read_manifest(self.root)
         if self.manifest.kind != "catalog":
-            raise DatasetError(f"{self.root} is a {self.manifest.kind} dataset, not a catalog")
+            raise DatasetError(f"{self.root} is {a_dataset(self.manifest.kind)}, not a catalog")
 
     @property
     def catalog_id(self) -> str:

@@ -11,6 +11,11 @@ SCHEMA_VERSION = 1
 DatasetKind = Literal["catalog", "tasks", "export"]
 
 
+def a_dataset(kind: str) -> str:
+    """``kind`` as an error names it: "a catalog dataset", "an export dataset"."""
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind} dataset"
+
+
 class FileEntry(BaseModel):
     """One data file of a dataset, with what a reader needs to trust it."""
 

@@ -26,9 +26,11 @@ sequence the original would have drawn.
 from __future__ import annotations
 
 import json
+import operator
 from typing import Any
 
 from shopgen.gen.seeding import stream
+from shopgen.schemas.envs import ENV_NAMES
 from shopgen.schemas.errors import ConfigError
 from shopgen.schemas.task import TaskRow
 
@@ -84,6 +86,8 @@ class AdaptiveDifficulty:
         min_axis_episodes: int = 8,
         max_d: int | None = None,
     ) -> None:
+        if env not in ENV_NAMES:
+            raise ConfigError(f"env={env!r} is not one of {', '.join(ENV_NAMES)}")
         if episodes_per_check < 1:
             raise ConfigError(f"episodes_per_check={episodes_per_check} must be >= 1")
         if not 0.0 < threshold <= 1.0:
@@ -140,6 +144,12 @@ class AdaptiveDifficulty:
             task: the task row, to attribute the result to its active axes.
             axes: the active axes directly (instead of ``task``).
         """
+        try:
+            level = operator.index(d)  # an int, numpy's included
+        except TypeError:
+            level = -1
+        if isinstance(d, bool) or level < 0:
+            raise ConfigError(f"d={d!r} must be a level, an int >= 0")
         active = frozenset(axes) if axes is not None else active_axes(task) if task else frozenset()
         unknown = sorted(active - set(AXES))
         if unknown:

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from shopgen.gen.dataset import finalize, read_manifest, shard_name, staging_dir, table_files
 from shopgen.gen.row_checks import first_error
 from shopgen.schemas.errors import DatasetError
-from shopgen.schemas.manifest import Manifest
+from shopgen.schemas.manifest import Manifest, a_dataset
 from shopgen.schemas.tables import TASKS
 from shopgen.schemas.task import TaskRow
 
@@ -80,7 +80,7 @@ def read_tasks(root: Path) -> list[TaskRow]:
     """
     manifest = read_manifest(root)
     if manifest.kind != "tasks":
-        raise DatasetError(f"{root} is a {manifest.kind} dataset, not a task dataset")
+        raise DatasetError(f"{root} is {a_dataset(manifest.kind)}, not a task dataset")
     rows: list[TaskRow] = []
     for path in table_files(root, manifest, "data"):
         for i, raw in enumerate(pq.read_table(path).to_pylist()):

@@ -22,7 +22,7 @@ from shopgen.gen.dataset import check_replaceable, read_manifest
 from shopgen.gen.store import CatalogStore
 from shopgen.gen.validate import listed_file_problems
 from shopgen.schemas.errors import ConfigError, DatasetError
-from shopgen.schemas.manifest import Manifest
+from shopgen.schemas.manifest import Manifest, a_dataset
 
 DEFAULT_CATALOG = Path("data/catalog")
 DEFAULT_CATALOG_SIZE = 10_000
@@ -101,7 +101,7 @@ def task_manifest(tasks_dir: Path) -> Manifest:
     """
     manifest = read_manifest(tasks_dir)
     if manifest.kind != "tasks":
-        raise DatasetError(f"{tasks_dir} is a {manifest.kind} dataset, not a task dataset")
+        raise DatasetError(f"{tasks_dir} is {a_dataset(manifest.kind)}, not a task dataset")
     check_files(tasks_dir, manifest)
     return manifest
 

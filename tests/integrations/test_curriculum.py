@@ -148,6 +148,19 @@ def test_bad_config_is_refused(kwargs):
         AdaptiveDifficulty("cart", **kwargs)
 
 
+def test_an_unknown_env_and_a_level_below_zero_are_refused():
+    with pytest.raises(ConfigError, match="bogus"):
+        AdaptiveDifficulty("bogus")
+    c = AdaptiveDifficulty("cart")
+    for d in (-3, 2.5, "4", True):
+        with pytest.raises(ConfigError, match="level"):
+            c.record(d, True)
+    assert c.history == {}
+    np = pytest.importorskip("numpy")
+    c.record(np.int64(0), True)  # a numpy level is a level
+    assert c.history == {"0:all": [1, 1]}
+
+
 def test_state_of_another_env_is_refused():
     with pytest.raises(ConfigError, match="env"):
         AdaptiveDifficulty("cart").load_state_dict(AdaptiveDifficulty("status").state_dict())
