@@ -177,6 +177,26 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def _cpu_ticks(pid: int) -> int:
+    """User + system CPU ticks a process has spent (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
+def _wait_for(condition, seconds: float) -> None:
+    """Poll ``condition`` until it holds or ``seconds`` pass (the caller asserts what follows).
+
+    A wait for a state of other processes, not a measure of speed: the bound only keeps a
+    broken run from hanging the suite.
+    """
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc; POSIX signals")
 def test_sigterm_cleans_up_like_ctrl_c(tmp_path):
     """SIGTERM exited 143 at once: both spawn workers and the resource tracker lived on
@@ -194,22 +214,20 @@ def test_sigterm_cleans_up_like_ctrl_c(tmp_path):
             stderr=stderr,
         )
     seen: set[int] = set()
+
+    def working() -> bool:
+        """Both workers exist and have started on their jobs (CPU spent, staging made)."""
+        seen.update(_descendants(proc.pid))
+        busy = [pid for pid in seen if _cpu_ticks(pid) >= 20]
+        return len(busy) >= 2 and bool(list(tmp_path.glob(".t.partial-*")))
+
     try:
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and proc.poll() is None:
-            seen |= _descendants(proc.pid)
-            if len(seen) >= 2 and list(tmp_path.glob(".t.partial-*")):
-                break
-            time.sleep(0.1)
-        time.sleep(1.0)  # the workers are busy with their jobs
-        seen |= _descendants(proc.pid)
+        _wait_for(lambda: working() or proc.poll() is not None, 120)
         assert proc.poll() is None, f"the run ended before it was interrupted: {log.read_text()}"
         assert len(seen) >= 2, "no worker processes started"
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=60)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(_alive(p) for p in seen):
-            time.sleep(0.1)
+        _wait_for(lambda: not any(_alive(p) for p in seen), 10)
         survivors = [p for p in seen if _alive(p)]
     finally:
         if proc.poll() is None:
