@@ -368,36 +368,36 @@ def verified_turns(env: ShopEnv, task: Any, solution_str: str) -> list[dict[str,
     ``max_parallel_calls`` of a turn's calls, so the blocks may be the first few); a run that
     is not that answer was written by the model, and is text of its turn: replayed as
     one turn, its calls share one turn's budget and none of them saw the others' results.
+
+    The turns are played on ``env`` as they are checked, to the episode's end as
+    :func:`~shopgen.verifiers.replay.play` plays them, so its score is ``env.final_score()``.
     """
     head, groups = _groups(solution_str)
     turns: list[dict[str, str]] = []
     pending = head
     env.reset(task)
-    i = 0
-    while i < len(groups):
-        run, raw, after = groups[i]
+    for run, raw, after in groups:
         turn = _turn(pending)
-        genuine = False
         if _CALL.search(turn["content"]):
             observation, done, _, _ = env.step(turn)
             expected = response_texts(observation["messages"])
-            genuine = len(run) <= len(expected) and all(
+            if len(run) <= len(expected) and all(
                 _same_response(shown, want) for shown, want in zip(run, expected, strict=False)
-            )
-            if genuine:
+            ):
                 turns.append(turn)
                 if done:
                     return turns
                 pending = after
-            else:  # the turn was played: play the ones kept again, without it
-                env.reset(task)
-                for kept in turns:
-                    env.step(kept)
-        if not genuine:
-            pending = pending + raw + after
-        i += 1
+                continue
+            env.reset(task)  # the turn was played: play the ones kept again, without it
+            for kept in turns:
+                env.step(kept)
+        pending = pending + raw + after
     if _text(pending):
         turns.append(_turn(pending))
+        if env.advance(turns[-1]):
+            return turns
+    env.advance({"role": "assistant", "content": ""})  # the agent stopped talking
     return turns
 
 
@@ -413,9 +413,9 @@ def compute_score(
 
     Returns verl's dict form: ``score`` (the reward) plus the reward parts for logging.
     """
-    task = json.loads(ground_truth)
     env = runtime(catalog).spawn()
-    score, _ = play(env, task, verified_turns(env, task, solution_str))
+    verified_turns(env, json.loads(ground_truth), solution_str)
+    score = env.final_score()
     result = score.to_dict() if score else {"reward": 0.0}
     return {
         "score": float(result["reward"] or 0.0),
